@@ -1,0 +1,2 @@
+//! The `toolsmith` command line.
+fn main() {}

@@ -1,0 +1,464 @@
+//! What coercion reports: [`Repair`]s it made and [`CoerceError`]s it found, as data.
+//!
+//! Every diagnostic has a JSON Pointer path (RFC 6901, `""` for the root), a stable snake_case
+//! code, and the offending input; each renders once, here, into a short message a model can act
+//! on.
+
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// Builds a JSON Pointer by appending `segment` (escaped per RFC 6901) to `base`.
+///
+/// ```
+/// assert_eq!(toolsmith_types::pointer_push("/tags", "a/b~c"), "/tags/a~1b~0c");
+/// ```
+pub fn pointer_push(base: &str, segment: &str) -> String {
+    let mut out = String::with_capacity(base.len() + segment.len() + 1);
+    out.push_str(base);
+    out.push('/');
+    for c in segment.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The stable code of a [`Repair`].
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::IntoStaticStr, strum::EnumIter,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum RepairCode {
+    /// Argument text wrapped in a markdown code fence was unwrapped.
+    MarkdownFence,
+    /// Comments were removed from argument text.
+    JsonComments,
+    /// A trailing comma in argument text was dropped.
+    TrailingComma,
+    /// Single-quoted strings in argument text were read as strings.
+    SingleQuotes,
+    /// Unquoted object keys in argument text were read as strings.
+    UnquotedKeys,
+    /// Python's `True`, `False` and `None` in argument text were read as JSON literals.
+    PythonLiterals,
+    /// Arguments sent as a JSON string holding a JSON object were decoded.
+    DoubleEncoded,
+    /// An integer sent as text (`"42"`) was parsed.
+    IntFromString,
+    /// A number sent as text (`"3.5"`) was parsed.
+    NumberFromString,
+    /// A boolean sent as text (`"true"`, `"yes"`, `"off"`) was parsed.
+    BoolFromString,
+    /// A boolean sent as `1` or `0` was converted.
+    BoolFromInt,
+    /// A number sent for a string field was written as decimal text.
+    StringFromNumber,
+    /// A one-element array sent for a single value was unwrapped.
+    UnwrapSingleton,
+    /// An enum value in the wrong case was given its declared spelling.
+    EnumCase,
+    /// An enum value with surrounding spaces, quotes or backticks was trimmed.
+    EnumTrimmed,
+    /// An enum value sent as a number, boolean or numeric text was matched to its value.
+    EnumFromScalar,
+    /// An array or object sent as JSON text was parsed.
+    ParsedJsonString,
+    /// A single value sent for an array was wrapped in one.
+    WrapInArray,
+    /// A key that differed from a declared field only in case or style was renamed.
+    KeyRenamed,
+    /// `null` for an optional, non-nullable field was treated as omitted.
+    NullAsOmitted,
+    /// A `_type` tag in the wrong case was given its declared spelling.
+    UnionTagCase,
+    /// A missing `_type` tag was inferred from the only variant the value fits.
+    UnionTagInferred,
+    /// A map sent as an array of `{"key", "value"}` entries was turned back into an object.
+    MapFromEntries,
+    /// An undeclared key was dropped (the policy ignores unknown keys).
+    ExtraIgnored,
+}
+
+impl RepairCode {
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl fmt::Display for RepairCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One lenient step coercion took: what it found at `path` and what it made of it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Repair {
+    /// Where, as a JSON Pointer (`""` is the root).
+    pub path: String,
+    /// What kind of repair.
+    pub code: RepairCode,
+    /// The value as sent (for argument-text repairs, the text).
+    pub from: Value,
+    /// The value it became (for argument-text repairs, `null`: the result is the whole value).
+    pub to: Value,
+}
+
+impl Repair {
+    /// A repair at `path`.
+    pub fn new(path: impl Into<String>, code: RepairCode, from: Value, to: Value) -> Self {
+        Repair {
+            path: path.into(),
+            code,
+            from,
+            to,
+        }
+    }
+
+    /// A one-line description for logs.
+    pub fn message(&self) -> String {
+        format!(
+            "{}: {} ({} -> {})",
+            display_path(&self.path),
+            self.code,
+            short(&self.from),
+            short(&self.to)
+        )
+    }
+
+    /// The repair as JSON, with its message.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "path": self.path,
+            "code": self.code,
+            "from": self.from,
+            "to": self.to,
+            "message": self.message(),
+        })
+    }
+}
+
+/// The stable code of a [`CoerceError`]. Names follow pydantic's where one fits.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::IntoStaticStr, strum::EnumIter,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+pub enum ErrorCode {
+    /// Argument text is not JSON (or not a repairable near-JSON).
+    JsonInvalid,
+    /// Arguments are valid JSON but not an object.
+    ArgumentsType,
+    /// An object in argument text has the same key twice.
+    DuplicateKey,
+    /// A required field is missing.
+    Missing,
+    /// A key the struct does not declare.
+    ExtraForbidden,
+    /// A string was expected.
+    StringType,
+    /// An integer was expected and the value is not one.
+    IntType,
+    /// Text could not be read as an integer without loss.
+    IntParsing,
+    /// A number with a fractional part was sent for an integer.
+    IntFromFloat,
+    /// An integer outside the 64-bit range.
+    IntOutOfRange,
+    /// A number was expected.
+    FloatType,
+    /// Text could not be read as a finite number.
+    FloatParsing,
+    /// NaN or infinity was sent for a number.
+    FiniteNumber,
+    /// A boolean was expected.
+    BoolType,
+    /// Text or a number could not be read as a boolean.
+    BoolParsing,
+    /// Not one of the enum's values.
+    Enum,
+    /// An array was expected.
+    ListType,
+    /// An object was expected.
+    DictType,
+    /// `_type` names no variant of the union.
+    UnionTagInvalid,
+    /// `_type` is missing and the variant cannot be told from the value.
+    UnionTagNotFound,
+    /// No member of an untagged union accepts the value.
+    UnionNoMatch,
+    /// Shorter than `minLength`.
+    StringTooShort,
+    /// Longer than `maxLength`.
+    StringTooLong,
+    /// Does not match `pattern`.
+    StringPatternMismatch,
+    /// Fewer items than `minItems`.
+    TooShort,
+    /// More items than `maxItems`.
+    TooLong,
+    /// Not greater than `exclusiveMinimum`.
+    GreaterThan,
+    /// Less than `minimum`.
+    GreaterThanEqual,
+    /// Not less than `exclusiveMaximum`.
+    LessThan,
+    /// Greater than `maximum`.
+    LessThanEqual,
+    /// Not a multiple of `multipleOf`.
+    MultipleOf,
+    /// Nested deeper than the policy's depth limit.
+    TooDeep,
+    /// A string, array, object or argument text past the policy's size limits.
+    TooLarge,
+    /// More errors than the policy reports; the rest are summarised.
+    TooManyErrors,
+    /// The value needed a repair, and the policy is strict.
+    RepairRefused,
+    /// The type itself is broken (a reference to no definition).
+    SchemaInvalid,
+}
+
+impl ErrorCode {
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem with the input, located and explained.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CoerceError {
+    /// Where, as a JSON Pointer (`""` is the root).
+    pub path: String,
+    /// What kind of problem.
+    pub code: ErrorCode,
+    /// The offending value, or `None` where it is missing.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input: Option<Value>,
+    /// What was expected, in words: `"an integer"`, `"at most 5 items"`.
+    pub expected: String,
+    /// The allowed values or names, where there is a closed set.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub allowed: Vec<String>,
+    /// The nearest allowed value or name, where one is close.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub did_you_mean: Option<String>,
+}
+
+impl CoerceError {
+    /// An error at `path` with no allowed list or suggestion.
+    pub fn new(
+        path: impl Into<String>,
+        code: ErrorCode,
+        input: Option<Value>,
+        expected: impl Into<String>,
+    ) -> Self {
+        CoerceError {
+            path: path.into(),
+            code,
+            input,
+            expected: expected.into(),
+            allowed: Vec::new(),
+            did_you_mean: None,
+        }
+    }
+
+    /// Sets the allowed values, and the nearest of them to `given` when one is close.
+    pub fn with_allowed(mut self, allowed: Vec<String>, given: Option<&str>) -> Self {
+        self.did_you_mean = given.and_then(|g| did_you_mean(g, allowed.iter().map(String::as_str)));
+        self.allowed = allowed;
+        self
+    }
+
+    /// The short message a model reads: where, what was wrong, what to send instead.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolsmith_types::{CoerceError, ErrorCode};
+    ///
+    /// let e = CoerceError::new("/count", ErrorCode::IntParsing, Some(json!("4x2")), "an integer")
+    ///     .with_allowed(vec![], None);
+    /// assert_eq!(e.message(), "`count`: expected an integer, got \"4x2\"");
+    /// ```
+    pub fn message(&self) -> String {
+        let mut out = format!("{}: ", display_path(&self.path));
+        match (&self.code, &self.input) {
+            (ErrorCode::Missing, _) => {
+                out.push_str("missing required field; expected ");
+                out.push_str(&self.expected);
+            }
+            (ErrorCode::ExtraForbidden, _) => {
+                out.push_str("unknown field");
+                if !self.allowed.is_empty() {
+                    out.push_str("; valid fields are ");
+                    out.push_str(&quoted_list(&self.allowed));
+                }
+            }
+            (_, input) => {
+                out.push_str("expected ");
+                out.push_str(&self.expected);
+                if !self.allowed.is_empty() {
+                    out.push_str(", one of ");
+                    out.push_str(&quoted_list(&self.allowed));
+                }
+                if let Some(input) = input {
+                    out.push_str(", got ");
+                    out.push_str(&short(input));
+                }
+            }
+        }
+        if let Some(near) = &self.did_you_mean {
+            out.push_str(&format!(" (did you mean \"{near}\"?)"));
+        }
+        out
+    }
+
+    /// The error as JSON, with its message.
+    pub fn to_json(&self) -> Value {
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.insert("message".to_owned(), Value::String(self.message()));
+        }
+        value
+    }
+}
+
+impl fmt::Display for CoerceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for CoerceError {}
+
+/// Every error found in one input (never empty when returned by coercion).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct CoerceErrors(pub Vec<CoerceError>);
+
+impl CoerceErrors {
+    /// The errors, in the order they were found (document order).
+    pub fn iter(&self) -> std::slice::Iter<'_, CoerceError> {
+        self.0.iter()
+    }
+
+    /// How many errors.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The errors as a JSON array, each with its message.
+    pub fn to_json(&self) -> Value {
+        Value::Array(self.0.iter().map(CoerceError::to_json).collect())
+    }
+}
+
+impl fmt::Display for CoerceErrors {
+    /// One line a problem, headed by how many: what a model reads to fix its call.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.len() {
+            1 => writeln!(f, "The arguments have 1 problem:")?,
+            n => writeln!(f, "The arguments have {n} problems:")?,
+        }
+        for e in &self.0 {
+            writeln!(f, "- {}", e.message())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for CoerceErrors {}
+
+impl IntoIterator for CoerceErrors {
+    type Item = CoerceError;
+    type IntoIter = std::vec::IntoIter<CoerceError>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
+/// The candidate nearest to `given` when it is close enough to be a likely typo.
+///
+/// ```
+/// let near = toolsmith_types::did_you_mean("hgih", ["low", "medium", "high"]);
+/// assert_eq!(near.as_deref(), Some("high"));
+/// assert_eq!(toolsmith_types::did_you_mean("zzzzzz", ["low", "high"]), None);
+/// ```
+pub fn did_you_mean<'a>(
+    given: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    let given = given.to_lowercase();
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(&given, &c.to_lowercase()), c))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c.to_owned())
+}
+
+/// A path as a model reads it: `` `metadata.tags[2]` ``, or `arguments` for the root.
+fn display_path(pointer: &str) -> String {
+    if pointer.is_empty() {
+        return "arguments".to_owned();
+    }
+    let mut out = String::from("`");
+    for (i, raw) in pointer.split('/').skip(1).enumerate() {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) && i > 0 {
+            out.push_str(&format!("[{segment}]"));
+        } else {
+            if i > 0 {
+                out.push('.');
+            }
+            out.push_str(&segment);
+        }
+    }
+    out.push('`');
+    out
+}
+
+fn quoted_list(items: &[String]) -> String {
+    const SHOWN: usize = 20;
+    let mut out = items
+        .iter()
+        .take(SHOWN)
+        .map(|s| format!("\"{s}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        out.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    out
+}
+
+/// A JSON value shortened for a message.
+fn short(value: &Value) -> String {
+    const MAX: usize = 80;
+    let text = value.to_string();
+    if text.chars().count() <= MAX {
+        text
+    } else {
+        let cut: String = text.chars().take(MAX).collect();
+        format!("{cut}...")
+    }
+}

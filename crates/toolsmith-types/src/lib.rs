@@ -1,0 +1,47 @@
+//! The type model of toolsmith: a runtime descriptor ([`Type`]) for the values tools take and
+//! return, and the three things done with it: emitting JSON Schema per receiver dialect
+//! ([`emit`]), importing JSON Schema ([`import`]), and coercing what a model sent into the
+//! canonical value ([`coerce`], [`coerce_arguments`]) with every repair recorded and every error
+//! reported.
+//!
+//! This crate must never know about tools, registries, LLMs, processes or I/O: a `Type` does not
+//! know which dialect or tool it serves.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolsmith_types::{coerce_arguments, Arguments, Describe, Policy};
+//!
+//! # #[derive(Debug)] struct Args;
+//! let graph = toolsmith_types::TypeGraph::new(toolsmith_types::Type::Struct(
+//!     toolsmith_types::StructType::anonymous()
+//!         .field(toolsmith_types::Field::new("count", u32::describe(&mut Default::default()))),
+//! ));
+//! let out = coerce_arguments(&graph, Arguments::Text(r#"{"count": "42"}"#), &Policy::default())?;
+//! assert_eq!(out.value, json!({"count": 42}));
+//! assert_eq!(out.repairs[0].code.as_str(), "int_from_string");
+//! # Ok::<(), toolsmith_types::CoerceErrors>(())
+//! ```
+
+mod args;
+mod coerce;
+mod describe;
+mod diagnostics;
+mod emit;
+mod import;
+mod policy;
+mod ty;
+
+pub use args::{Arguments, ParsedArguments, coerce_arguments, parse_arguments};
+pub use coerce::{Coerced, coerce};
+pub use describe::{Describe, define};
+pub use diagnostics::{
+    CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, pointer_push,
+};
+pub use emit::{Dialect, EmitError, emit, parameters_schema};
+pub use import::{ImportError, ImportErrors, import};
+pub use policy::{Limits, Mode, Policy, UnknownKeys};
+pub use ty::{
+    ArrayType, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType, MapKeys, MapType,
+    NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type,
+    TypeGraph,
+};

@@ -1,0 +1,1 @@
+//! Cross-crate integration tests; the library itself is empty.
