@@ -1,10 +1,26 @@
 //! Argument text: what a model sends as a tool call's arguments, read into a JSON object.
+//!
+//! The "Argument text" rules of the coercion rulebook live here. Clean JSON takes one pass of
+//! `serde_json` (with duplicate keys detected). Only when that fails is the text looked at again:
+//! a markdown code fence is blanked out, Python literals are rewritten, and `jsonc-parser` reads
+//! the near-JSON leniencies (comments, trailing commas, single quotes, unquoted keys), each of
+//! which is named in its own repair. Nesting is measured by a flat scan before any recursive
+//! parser sees the text, so hostile input is an error, never a stack overflow.
 
-use serde_json::Value;
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fmt;
+use std::ops::ControlFlow;
 
-use crate::coerce::Coerced;
-use crate::diagnostics::{CoerceErrors, Repair};
-use crate::policy::Policy;
+use jsonc_parser::errors::{ParseError, ParseErrorKind};
+use jsonc_parser::{CollectOptions, ParseOptions, ast, parse_to_ast};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry;
+use serde_json::{Map, Number, Value};
+
+use crate::coerce::{Coerced, coerce, coerce_owned};
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
+use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
 
 /// Tool-call arguments as they arrive: text from a model, or JSON already parsed.
@@ -20,31 +36,755 @@ pub enum Arguments<'a> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParsedArguments {
     /// The arguments object.
-    pub value: serde_json::Map<String, Value>,
+    pub value: Map<String, Value>,
     /// Repairs made to the text (path `""`).
     pub repairs: Vec<Repair>,
 }
 
 /// Reads argument text into a JSON object.
 ///
+/// Clean JSON objects are accepted as they are; blank text is `{}`. Near-JSON (a markdown code
+/// fence, comments, trailing commas, single quotes, unquoted keys, Python `True`/`False`/`None`,
+/// an object encoded twice as a JSON string) is repaired, one [`Repair`] per kind, each at path
+/// `""` with the original text as `from`. Numbers keep their exact integer or float value.
+///
+/// ```
+/// use serde_json::json;
+/// use toolsmith_types::{Policy, RepairCode, parse_arguments};
+///
+/// let parsed = parse_arguments("{'city': 'Paris', units: 'metric',}", &Policy::default())?;
+/// assert_eq!(serde_json::Value::Object(parsed.value), json!({"city": "Paris", "units": "metric"}));
+/// let codes: Vec<_> = parsed.repairs.iter().map(|r| r.code).collect();
+/// assert_eq!(
+///     codes,
+///     [RepairCode::TrailingComma, RepairCode::SingleQuotes, RepairCode::UnquotedKeys]
+/// );
+/// # Ok::<(), toolsmith_types::CoerceErrors>(())
+/// ```
+///
 /// # Errors
 /// `json_invalid`, `duplicate_key`, `arguments_type`, `too_deep` or `too_large`, or
 /// `repair_refused` under a strict policy.
 pub fn parse_arguments(text: &str, policy: &Policy) -> Result<ParsedArguments, CoerceErrors> {
-    let _ = (text, policy);
-    todo!("argument text")
+    let (value, repairs) = read_arguments(text, &policy.limits)?;
+    if policy.mode == Mode::Strict && !repairs.is_empty() {
+        return Err(CoerceErrors(refusals(&repairs)));
+    }
+    Ok(ParsedArguments { value, repairs })
 }
 
 /// Reads `arguments` and coerces them to the root type of `graph`: the one call a tool runtime
 /// makes.
 ///
+/// Text (and a JSON string, which is text too) is read by [`parse_arguments`]; an object is
+/// coerced as it is; any other JSON value is an `arguments_type` error. The repairs made to the
+/// text come first, then those made to the values.
+///
 /// # Errors
-/// Every problem with the text or the values.
+/// Every problem with the text or the values. Under a strict policy a text that needed repairs
+/// is still coerced, so its value errors are reported beside the refused repairs.
 pub fn coerce_arguments(
     graph: &TypeGraph,
     arguments: Arguments<'_>,
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
-    let _ = (graph, arguments, policy);
-    todo!("argument coercion")
+    let text = match arguments {
+        Arguments::Text(text) => text,
+        Arguments::Json(Value::String(text)) => text.as_str(),
+        Arguments::Json(object @ Value::Object(_)) => return coerce(graph, object, policy),
+        Arguments::Json(other) => return Err(CoerceErrors(vec![not_an_object(other.clone())])),
+    };
+    let (object, text_repairs) = read_arguments(text, &policy.limits)?;
+    let mut errors = match policy.mode {
+        Mode::Strict => refusals(&text_repairs),
+        Mode::Lenient => Vec::new(),
+    };
+    match coerce_owned(graph, Value::Object(object), policy) {
+        Ok(coerced) if errors.is_empty() => {
+            let mut repairs = text_repairs;
+            repairs.extend(coerced.repairs);
+            Ok(Coerced {
+                value: coerced.value,
+                repairs,
+            })
+        }
+        Ok(_) => Err(CoerceErrors(errors)),
+        Err(value_errors) => {
+            errors.extend(value_errors);
+            Err(CoerceErrors(errors))
+        }
+    }
+}
+
+/// What argument text is read as, before the strict policy is applied.
+type ReadArguments = (Map<String, Value>, Vec<Repair>);
+
+fn read_arguments(text: &str, limits: &Limits) -> Result<ReadArguments, CoerceErrors> {
+    read_object(text, limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
+}
+
+/// One error about the whole text (boxed: the rare path stays off the common one's stack).
+type TextError = Box<CoerceError>;
+
+/// Whether a text is the arguments themselves or the content of a double-encoded string.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Outer,
+    DoubleEncoded,
+}
+
+fn read_object(text: &str, limits: &Limits, level: Level) -> Result<ReadArguments, TextError> {
+    if text.len() > limits.max_input_bytes {
+        return Err(Box::new(CoerceError::new(
+            "",
+            ErrorCode::TooLarge,
+            None,
+            format!(
+                "argument text of at most {} bytes, not {} bytes",
+                limits.max_input_bytes,
+                text.len()
+            ),
+        )));
+    }
+    if nesting_exceeds(text, limits.max_depth) {
+        return Err(Box::new(too_deep(limits.max_depth)));
+    }
+    if text.trim().is_empty() {
+        return match level {
+            Level::Outer => Ok((Map::new(), Vec::new())),
+            Level::DoubleEncoded => Err(Box::new(not_an_object(Value::String(text.to_owned())))),
+        };
+    }
+    let (value, codes) = read_value(text).map_err(|failure| {
+        Box::new(match failure {
+            Failure::Invalid(invalid) => invalid.into_error(text),
+            Failure::TooDeep => too_deep(limits.max_depth),
+            Failure::Duplicate { path, key } => duplicate_key(path, key),
+        })
+    })?;
+    let mut repairs: Vec<Repair> = codes.into_iter().map(|c| text_repair(text, c)).collect();
+    match value {
+        Value::Object(object) => Ok((object, repairs)),
+        Value::String(inner) if level == Level::Outer => {
+            match read_object(&inner, limits, Level::DoubleEncoded) {
+                Ok((object, inner_repairs)) => {
+                    repairs.push(text_repair(text, RepairCode::DoubleEncoded));
+                    repairs.extend(inner_repairs);
+                    Ok((object, repairs))
+                }
+                Err(e) if is_about_content(e.code) => Err(e),
+                Err(_) => Err(Box::new(not_an_object(Value::String(inner)))),
+            }
+        }
+        other => Err(Box::new(not_an_object(other))),
+    }
+}
+
+/// Errors inside a double-encoded object that say more than "a string is not an object".
+fn is_about_content(code: ErrorCode) -> bool {
+    matches!(
+        code,
+        ErrorCode::DuplicateKey | ErrorCode::TooDeep | ErrorCode::TooLarge
+    )
+}
+
+/// Why text could not be read as a JSON value.
+enum Failure {
+    /// Not JSON, nor repairable near-JSON: the parser's reason and the byte where it stopped.
+    Invalid(Invalid),
+    /// Nested deeper than the lenient parser allows.
+    TooDeep,
+    /// The object at `path` has `key` twice.
+    Duplicate { path: String, key: String },
+}
+
+struct Invalid {
+    reason: String,
+    at: usize,
+}
+
+impl Invalid {
+    fn into_error(self, text: &str) -> CoerceError {
+        CoerceError::new(
+            "",
+            ErrorCode::JsonInvalid,
+            Some(Value::String(excerpt(text, self.at))),
+            format!("a JSON object of arguments (invalid JSON: {})", self.reason),
+        )
+    }
+}
+
+/// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order.
+fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>), Failure> {
+    let strict_failure = match read_strict(text) {
+        Ok(value) => return Ok((value, Vec::new())),
+        Err(Failure::Invalid(invalid)) => invalid,
+        Err(other) => return Err(other),
+    };
+
+    let mut codes = Vec::new();
+    let mut work = Cow::Borrowed(text);
+    if let Some(unfenced) = unfence(&work) {
+        work = Cow::Owned(unfenced);
+        codes.push(RepairCode::MarkdownFence);
+    }
+    let python = rewrite_python_literals(&work);
+    if let Some(rewritten) = python.as_ref() {
+        work = Cow::Borrowed(rewritten.as_str());
+    }
+    let strict_failure = if codes.is_empty() && python.is_none() {
+        strict_failure
+    } else if work.trim().is_empty() {
+        return Ok((Value::Object(Map::new()), codes));
+    } else {
+        match read_strict(&work) {
+            Ok(value) => {
+                codes.extend(python.map(|_| RepairCode::PythonLiterals));
+                return Ok((value, codes));
+            }
+            Err(Failure::Invalid(invalid)) => invalid,
+            Err(other) => return Err(other),
+        }
+    };
+
+    let ast = parse_to_ast(&work, &CollectOptions::default(), &parse_options(&[]))
+        .map_err(from_parse_error)?;
+    let leniencies: Vec<RepairCode> = LENIENCIES
+        .iter()
+        .filter(|code| {
+            parse_to_ast(&work, &CollectOptions::default(), &parse_options(&[**code])).is_err()
+        })
+        .copied()
+        .collect();
+    if leniencies.is_empty() {
+        // The lenient parser took something JSON forbids and no repair names: not ours to accept.
+        return Err(Failure::Invalid(strict_failure));
+    }
+    let value = match ast.value {
+        Some(value) => ast_to_value(value, &mut Vec::new())?,
+        None => Value::Object(Map::new()),
+    };
+    codes.extend(leniencies);
+    codes.extend(python.map(|_| RepairCode::PythonLiterals));
+    Ok((value, codes))
+}
+
+/// The near-JSON leniencies `jsonc-parser` can take, each named by its repair.
+const LENIENCIES: [RepairCode; 4] = [
+    RepairCode::JsonComments,
+    RepairCode::TrailingComma,
+    RepairCode::SingleQuotes,
+    RepairCode::UnquotedKeys,
+];
+
+/// Parse options allowing every leniency in [`LENIENCIES`] except those in `without`, and
+/// nothing else (no missing commas, hexadecimal or `+1` numbers, `NaN`, JSON5 escapes).
+fn parse_options(without: &[RepairCode]) -> ParseOptions {
+    let allow = |code| !without.contains(&code);
+    ParseOptions {
+        allow_comments: allow(RepairCode::JsonComments),
+        allow_loose_object_property_names: allow(RepairCode::UnquotedKeys),
+        allow_trailing_commas: allow(RepairCode::TrailingComma),
+        allow_missing_commas: false,
+        allow_single_quoted_strings: allow(RepairCode::SingleQuotes),
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    }
+}
+
+fn from_parse_error(e: ParseError) -> Failure {
+    if matches!(e.kind(), ParseErrorKind::NestingDepthExceeded) {
+        return Failure::TooDeep;
+    }
+    Failure::Invalid(Invalid {
+        reason: lowercase_first(&e.to_string()),
+        at: e.range().start,
+    })
+}
+
+/// Reads strict JSON with `serde_json`, rejecting duplicate keys. Text nested deeper than
+/// `serde_json`'s recursion limit (but within the policy's, already checked) is read by
+/// `jsonc-parser` with every leniency off.
+fn read_strict(text: &str) -> Result<Value, Failure> {
+    let duplicate = RefCell::new(None);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let result = ValueSeed(&duplicate)
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value));
+    let error = match result {
+        Ok(value) => return Ok(value),
+        Err(error) => error,
+    };
+    if let Some(found) = duplicate.into_inner() {
+        let path = found
+            .reversed_path
+            .iter()
+            .rev()
+            .fold(String::new(), |p, s| pointer_push(&p, s));
+        return Err(Failure::Duplicate {
+            path,
+            key: found.key,
+        });
+    }
+    if error.to_string().starts_with("recursion limit exceeded") {
+        let all_off = parse_options(&LENIENCIES);
+        let ast =
+            parse_to_ast(text, &CollectOptions::default(), &all_off).map_err(from_parse_error)?;
+        return match ast.value {
+            Some(value) => ast_to_value(value, &mut Vec::new()),
+            None => Ok(Value::Object(Map::new())),
+        };
+    }
+    Err(Failure::Invalid(Invalid {
+        at: byte_offset(text, error.line(), error.column()),
+        reason: error.to_string(),
+    }))
+}
+
+/// The first duplicate key met while deserializing, and the path to its object.
+struct Duplicate {
+    key: String,
+    /// Segments from the object up to the root (filled in as the error unwinds).
+    reversed_path: Vec<String>,
+}
+
+/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key is an error.
+#[derive(Clone, Copy)]
+struct ValueSeed<'c>(&'c RefCell<Option<Duplicate>>);
+
+impl ValueSeed<'_> {
+    /// Records that the error now unwinding passed through `segment`.
+    fn unwinding_through(&self, segment: impl fmt::Display) {
+        if let Some(found) = self.0.borrow_mut().as_mut() {
+            found.reversed_path.push(segment.to_string());
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            match seq.next_element_seed(self) {
+                Ok(Some(item)) => items.push(item),
+                Ok(None) => return Ok(Value::Array(items)),
+                Err(e) => {
+                    self.unwinding_through(items.len());
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = access.next_key::<String>()? {
+            let value = match access.next_value_seed(self) {
+                Ok(value) => value,
+                Err(e) => {
+                    self.unwinding_through(&key);
+                    return Err(e);
+                }
+            };
+            match object.entry(key) {
+                Entry::Vacant(slot) => {
+                    slot.insert(value);
+                }
+                Entry::Occupied(slot) => {
+                    *self.0.borrow_mut() = Some(Duplicate {
+                        key: slot.key().clone(),
+                        reversed_path: Vec::new(),
+                    });
+                    return Err(de::Error::custom("duplicate key"));
+                }
+            }
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// Converts a `jsonc-parser` tree to a [`Value`], rejecting duplicate keys and keeping numbers
+/// exact. Recursion is bounded by the depth check made before parsing, and by the parser's own
+/// nesting limit.
+fn ast_to_value(value: ast::Value<'_>, path: &mut Vec<String>) -> Result<Value, Failure> {
+    Ok(match value {
+        ast::Value::StringLit(s) => Value::String(s.value.into_owned()),
+        ast::Value::NumberLit(n) => match n.value.parse::<Number>() {
+            Ok(number) => Value::Number(number),
+            Err(e) => {
+                return Err(Failure::Invalid(Invalid {
+                    reason: format!("the number {} cannot be read: {e}", n.value),
+                    at: n.range.start,
+                }));
+            }
+        },
+        ast::Value::BooleanLit(b) => Value::Bool(b.value),
+        ast::Value::NullKeyword(_) => Value::Null,
+        ast::Value::Array(array) => {
+            let mut items = Vec::with_capacity(array.elements.len());
+            for (i, element) in array.elements.into_iter().enumerate() {
+                path.push(i.to_string());
+                items.push(ast_to_value(element, path)?);
+                path.pop();
+            }
+            Value::Array(items)
+        }
+        ast::Value::Object(object) => {
+            let mut map = Map::new();
+            for property in object.properties {
+                let key = property.name.into_string();
+                path.push(key.clone());
+                let value = ast_to_value(property.value, path)?;
+                path.pop();
+                match map.entry(key) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(value);
+                    }
+                    Entry::Occupied(slot) => {
+                        let pointer = path.iter().fold(String::new(), |p, s| pointer_push(&p, s));
+                        return Err(Failure::Duplicate {
+                            path: pointer,
+                            key: slot.key().clone(),
+                        });
+                    }
+                }
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+/// The text with a surrounding markdown code fence (```` ```json ... ``` ````) blanked out, so
+/// positions in parser messages still point into the original text. `None` when not fenced.
+fn unfence(text: &str) -> Option<String> {
+    let start = text.len() - text.trim_start().len();
+    let end = text.trim_end().len();
+    let body = text.get(start..end)?;
+    let inner = body.strip_prefix("```")?.strip_suffix("```")?;
+    // An info string (`json`) counts only when whitespace follows it: "```true```" is not one.
+    let info = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'.'))
+        .count();
+    let info = match inner.as_bytes().get(info) {
+        Some(b) if b.is_ascii_whitespace() => info,
+        _ => 0,
+    };
+    let open = start..start + 3 + info;
+    let close = end - 3..end;
+    let blanked = text
+        .char_indices()
+        .map(|(i, c)| {
+            if open.contains(&i) || close.contains(&i) {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect();
+    Some(blanked)
+}
+
+/// The text with Python's `True`, `False` and `None` rewritten to JSON literals where they stand
+/// as values outside strings and comments (a key spelled `True` stays a key). Each replacement
+/// has the same length, so positions do not move. `None` when there is nothing to rewrite.
+fn rewrite_python_literals(text: &str) -> Option<String> {
+    let mut replacements: Vec<(usize, &'static str)> = Vec::new();
+    let mut word: Option<(usize, usize)> = None;
+    let mut pending: Option<(usize, &'static str)> = None;
+    let bytes = text.as_bytes();
+    let _ = for_each_code_byte(text, |i, b| {
+        if is_word_byte(b) {
+            if word.is_none() {
+                // A word right after a pending literal: the literal was a value.
+                replacements.extend(pending.take());
+            }
+            let start = word.map_or(i, |(start, _)| start);
+            word = Some((start, i + 1));
+            return ControlFlow::Continue(());
+        }
+        if let Some((start, end)) = word.take() {
+            pending = bytes
+                .get(start..end)
+                .and_then(json_literal)
+                .map(|lit| (start, lit));
+        }
+        if !b.is_ascii_whitespace() {
+            // A word followed by `:` is a key; anything else makes it a value.
+            if let Some(found) = pending.take()
+                && b != b':'
+            {
+                replacements.push(found);
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    if let Some((start, end)) = word
+        && let Some(lit) = bytes.get(start..end).and_then(json_literal)
+    {
+        pending = Some((start, lit));
+    }
+    replacements.extend(pending);
+    if replacements.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    for (start, literal) in replacements {
+        out.push_str(text.get(copied..start)?);
+        out.push_str(literal);
+        copied = start + literal.len();
+    }
+    out.push_str(text.get(copied..)?);
+    Some(out)
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// The JSON spelling of a Python literal of the same length.
+fn json_literal(word: &[u8]) -> Option<&'static str> {
+    match word {
+        b"True" => Some("true"),
+        b"False" => Some("false"),
+        b"None" => Some("null"),
+        _ => None,
+    }
+}
+
+/// Whether arrays and objects in `text` nest deeper than `max_depth` (the outermost is depth 0).
+/// A flat scan, so it is safe on any input, run before any recursive parser.
+fn nesting_exceeds(text: &str, max_depth: usize) -> bool {
+    let mut open = 0usize;
+    let flow = for_each_code_byte(text, |_, b| {
+        match b {
+            b'[' | b'{' => {
+                open += 1;
+                if open > max_depth.saturating_add(1) {
+                    return ControlFlow::Break(());
+                }
+            }
+            b']' | b'}' => open = open.saturating_sub(1),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    flow.is_break()
+}
+
+/// Calls `f` with every byte of `text` outside strings and comments. A string (double- or
+/// single-quoted) is passed as its opening quote alone, a comment as one space.
+fn for_each_code_byte(
+    text: &str,
+    mut f: impl FnMut(usize, u8) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match (b, bytes.get(i + 1)) {
+            (b'"' | b'\'', _) => {
+                f(i, b)?;
+                i += 1;
+                while let Some(&c) = bytes.get(i) {
+                    i += if c == b'\\' { 2 } else { 1 };
+                    if c == b {
+                        break;
+                    }
+                }
+            }
+            (b'/', Some(b'/')) => {
+                f(i, b' ')?;
+                while bytes.get(i).is_some_and(|&c| c != b'\n' && c != b'\r') {
+                    i += 1;
+                }
+            }
+            (b'/', Some(b'*')) => {
+                f(i, b' ')?;
+                i += 2;
+                while let Some(&c) = bytes.get(i) {
+                    i += 1;
+                    if c == b'*' && bytes.get(i) == Some(&b'/') {
+                        i += 1;
+                        break;
+                    }
+                }
+            }
+            _ => {
+                f(i, b)?;
+                i += 1;
+            }
+        }
+    }
+    ControlFlow::Continue(())
+}
+
+/// The byte offset of a 1-based line and column (as `serde_json` reports them).
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n')
+            .nth(line - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
+    };
+    (line_start + column.saturating_sub(1)).min(text.len())
+}
+
+/// The text, or for long text the part around byte `at`, for an error's `input`.
+fn excerpt(text: &str, at: usize) -> String {
+    const AROUND: usize = 60;
+    if text.len() <= 2 * AROUND {
+        return text.to_owned();
+    }
+    let start = char_boundary_at_or_before(text, at.saturating_sub(AROUND));
+    let end = char_boundary_at_or_before(text, at.saturating_add(AROUND).min(text.len()));
+    let mut out = String::with_capacity(end - start + 6);
+    if start > 0 {
+        out.push_str("...");
+    }
+    out.push_str(text.get(start..end).unwrap_or_default());
+    if end < text.len() {
+        out.push_str("...");
+    }
+    out
+}
+
+fn char_boundary_at_or_before(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn text_repair(text: &str, code: RepairCode) -> Repair {
+    Repair::new("", code, Value::String(text.to_owned()), Value::Null)
+}
+
+/// One `repair_refused` error for each repair, as a strict policy reports them.
+fn refusals(repairs: &[Repair]) -> Vec<CoerceError> {
+    repairs
+        .iter()
+        .map(|repair| {
+            let input = match &repair.from {
+                Value::String(text) => Value::String(excerpt(text, 0)),
+                other => other.clone(),
+            };
+            CoerceError::new(
+                repair.path.clone(),
+                ErrorCode::RepairRefused,
+                Some(input),
+                format!(
+                    "strict JSON arguments ({})",
+                    strict_expectation(repair.code)
+                ),
+            )
+        })
+        .collect()
+}
+
+/// What strict JSON wants instead of what a text repair would have fixed.
+fn strict_expectation(code: RepairCode) -> &'static str {
+    match code {
+        RepairCode::MarkdownFence => "no markdown code fence",
+        RepairCode::JsonComments => "no comments",
+        RepairCode::TrailingComma => "no trailing commas",
+        RepairCode::SingleQuotes => "strings in double quotes",
+        RepairCode::UnquotedKeys => "keys in double quotes",
+        RepairCode::PythonLiterals => "true, false and null, not True, False and None",
+        RepairCode::DoubleEncoded => "an object, not a string holding one",
+        _ => "no repairs",
+    }
+}
+
+fn duplicate_key(path: String, key: String) -> CoerceError {
+    CoerceError::new(
+        path,
+        ErrorCode::DuplicateKey,
+        Some(Value::String(key)),
+        "each key at most once",
+    )
+}
+
+fn too_deep(max_depth: usize) -> CoerceError {
+    CoerceError::new(
+        "",
+        ErrorCode::TooDeep,
+        None,
+        format!("arguments nested at most {max_depth} levels deep"),
+    )
+}
+
+fn not_an_object(value: Value) -> CoerceError {
+    let kind = match &value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    CoerceError::new(
+        "",
+        ErrorCode::ArgumentsType,
+        Some(value),
+        format!("a JSON object of arguments, not {kind}"),
+    )
 }

@@ -79,8 +79,6 @@ pub enum RepairCode {
     UnionTagCase,
     /// A missing `_type` tag was inferred from the only variant the value fits.
     UnionTagInferred,
-    /// A map sent as an array of `{"key", "value"}` entries was turned back into an object.
-    MapFromEntries,
     /// An undeclared key was dropped (the policy ignores unknown keys).
     ExtraIgnored,
 }
@@ -310,9 +308,11 @@ impl CoerceError {
             }
             (_, input) => {
                 out.push_str("expected ");
-                out.push_str(&self.expected);
-                if !self.allowed.is_empty() {
-                    out.push_str(", one of ");
+                if self.allowed.is_empty() {
+                    out.push_str(&self.expected);
+                } else {
+                    // The list says more than the words "one of the allowed values" would.
+                    out.push_str("one of ");
                     out.push_str(&quoted_list(&self.allowed));
                 }
                 if let Some(input) = input {

@@ -32,7 +32,7 @@ mod policy;
 mod ty;
 
 pub use args::{Arguments, ParsedArguments, coerce_arguments, parse_arguments};
-pub use coerce::{Coerced, coerce};
+pub use coerce::{Coerced, coerce, coerce_owned};
 pub use describe::{Describe, define};
 pub use diagnostics::{
     CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, pointer_push,

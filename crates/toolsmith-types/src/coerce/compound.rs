@@ -1,0 +1,597 @@
+//! Values with parts: structs, tagged and untagged unions, arrays and maps.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::path::Path;
+use super::{Coercer, Out, abridged};
+use crate::diagnostics::{CoerceError, ErrorCode, RepairCode};
+use crate::policy::UnknownKeys;
+use crate::ty::{
+    ArrayType, Field, MapKeys, MapType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type,
+};
+
+const AN_OBJECT: &str = "an object";
+const AN_ARRAY: &str = "an array";
+const A_DECLARED_FIELD: &str = "a declared field";
+const A_TYPE_NAME: &str = "a known type name";
+
+/// What became of one declared field of a struct.
+enum Slot<'v> {
+    /// Not sent.
+    Empty,
+    /// Sent, valid and canonical as it is.
+    Same(&'v Value),
+    /// Sent and valid, with this canonical value.
+    New(Value),
+    /// Sent as `null` where that means "omitted".
+    Omitted,
+    /// Sent and invalid (already reported; not also "missing").
+    Failed,
+}
+
+impl<'v> Slot<'v> {
+    fn filled(out: Option<Out>, input: &'v Value) -> Self {
+        match out {
+            Some(Out::Same) => Slot::Same(input),
+            Some(Out::New(value)) => Slot::New(value),
+            None => Slot::Failed,
+        }
+    }
+}
+
+/// A key folded for matching field names across styles: lowercase, no `_` or `-`.
+fn folded_key(key: &str) -> String {
+    key.chars()
+        .filter(|c| !matches!(c, '_' | '-'))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The field that `key` names in another case or style, when that is unambiguous: exactly one
+/// declared field folds to the same name, it is not also sent under its own name, and no other
+/// sent key folds to it.
+fn rename_target(st: &StructType, input: &Map<String, Value>, key: &str) -> Option<usize> {
+    if key == TYPE_TAG {
+        return None;
+    }
+    let folded = folded_key(key);
+    let mut target = None;
+    for (index, field) in st.fields.iter().enumerate() {
+        if folded_key(&field.name) == folded {
+            if target.is_some() {
+                return None;
+            }
+            target = Some(index);
+        }
+    }
+    let index = target?;
+    let unambiguous = !input.contains_key(&st.fields[index].name)
+        && input.keys().filter(|k| folded_key(k) == folded).count() == 1;
+    unambiguous.then_some(index)
+}
+
+/// Whether `item` is one `{"key": .., "value": ..}` entry of a map sent as an array.
+fn is_entry(item: &Value) -> bool {
+    matches!(item, Value::Object(entry)
+        if entry.len() == 2 && entry.contains_key("key") && entry.contains_key("value"))
+}
+
+/// Where the parts of one map entry are.
+struct EntryPaths<'a> {
+    /// The entry as a whole (duplicate keys are reported here).
+    entry: &'a Path<'a>,
+    /// The key.
+    key: &'a Path<'a>,
+    /// The value.
+    value: &'a Path<'a>,
+}
+
+impl<'g> Coercer<'g> {
+    pub(super) fn structure(
+        &mut self,
+        st: &'g StructType,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        match input {
+            Value::Object(map) => self.object(st, map, path, None),
+            _ => self.fail(path, ErrorCode::DictType, Some(input), AN_OBJECT),
+        }
+    }
+
+    /// The fields of `st` from `input`; `tag` is set when a tagged union chose this struct (the
+    /// canonical value then starts with it, and the sent `_type` is not a field).
+    fn object(
+        &mut self,
+        st: &'g StructType,
+        input: &Map<String, Value>,
+        path: &Path<'_>,
+        tag: Option<&str>,
+    ) -> Option<Out> {
+        let fields = &st.fields;
+        let mut slots: Vec<Slot<'_>> = std::iter::repeat_with(|| Slot::Empty)
+            .take(fields.len())
+            .collect();
+        let mut extra: Vec<(&str, Slot<'_>)> = Vec::new();
+        let mut ok = true;
+        // Whether the input is its own canonical value: declared keys in declaration order
+        // (after an exact `_type` when a union chose the struct), then any additional keys.
+        let mut same = true;
+        // Keys usually arrive in declaration order: try the next field first.
+        let mut next = 0;
+        for (position, (key, value)) in input.iter().enumerate() {
+            let key_path = path.key(key);
+            let index = if fields.get(next).is_some_and(|f| f.name == *key) {
+                Some(next)
+            } else {
+                fields.iter().position(|f| f.name == *key)
+            };
+            if let Some(index) = index {
+                same &= index >= next && extra.is_empty();
+                next = index + 1;
+                ok &= self.field(&fields[index], &mut slots[index], value, &key_path);
+            } else if let (TYPE_TAG, Some(tag)) = (key.as_str(), tag) {
+                // Chosen by the union already; canonical only as the first key, spelled exactly.
+                same &= position == 0 && value.as_str() == Some(tag);
+            } else if let (TYPE_TAG, Some(name)) = (key.as_str(), &st.name) {
+                same = false;
+                ok &= self.struct_tag(name, value, &key_path);
+            } else if let Some(index) = rename_target(st, input, key) {
+                same = false;
+                let from = Value::String(key.clone());
+                let to = Value::String(fields[index].name.clone());
+                let code = RepairCode::KeyRenamed;
+                if self.repair(&key_path, code, A_DECLARED_FIELD, &from, &to) {
+                    ok &= self.field(&fields[index], &mut slots[index], value, &key_path);
+                } else {
+                    slots[index] = Slot::Failed;
+                    ok = false;
+                }
+            } else if let Some(extra_ty) = &st.additional {
+                let slot = Slot::filled(self.value(extra_ty, value, &key_path), value);
+                ok &= !matches!(slot, Slot::Failed);
+                extra.push((key, slot));
+            } else {
+                same = false;
+                ok &= self.unknown_key(st, key, value, &key_path);
+            }
+        }
+        same &= tag.is_none() || input.contains_key(TYPE_TAG);
+
+        for (field, slot) in fields.iter().zip(&slots) {
+            match slot {
+                Slot::Same(_) | Slot::Failed => {}
+                Slot::New(_) | Slot::Omitted => same = false,
+                Slot::Empty if field.required => {
+                    let expected = self.expected(&field.ty);
+                    self.error(&path.key(&field.name), ErrorCode::Missing, None, expected);
+                    ok = false;
+                }
+                Slot::Empty => same &= field.default.is_none(),
+            }
+        }
+        same &= extra.iter().all(|(_, slot)| matches!(slot, Slot::Same(_)));
+        if !ok {
+            return None;
+        }
+        if same {
+            return Some(Out::Same);
+        }
+
+        let mut out = Map::with_capacity(fields.len() + extra.len() + usize::from(tag.is_some()));
+        if let Some(tag) = tag {
+            out.insert(TYPE_TAG.to_owned(), Value::String(tag.to_owned()));
+        }
+        for (field, slot) in fields.iter().zip(slots) {
+            let value = match slot {
+                Slot::Same(value) => value.clone(),
+                Slot::New(value) => value,
+                Slot::Empty | Slot::Omitted => match &field.default {
+                    Some(default) => default.clone(),
+                    None => continue,
+                },
+                Slot::Failed => continue,
+            };
+            out.insert(field.name.clone(), value);
+        }
+        for (key, slot) in extra {
+            match slot {
+                Slot::Same(value) => out.insert(key.to_owned(), value.clone()),
+                Slot::New(value) => out.insert(key.to_owned(), value),
+                Slot::Empty | Slot::Omitted | Slot::Failed => None,
+            };
+        }
+        Some(Out::New(Value::Object(out)))
+    }
+
+    /// One declared field's value; `null` for an optional field that cannot be `null` means
+    /// "omitted".
+    fn field<'v>(
+        &mut self,
+        field: &'g Field,
+        slot: &mut Slot<'v>,
+        value: &'v Value,
+        path: &Path<'_>,
+    ) -> bool {
+        if value.is_null() && !field.required && !self.accepts_null(&field.ty, 4) {
+            let to = field.default.clone().unwrap_or(Value::Null);
+            let expected = self.expected(&field.ty);
+            let omitted = self.repair(path, RepairCode::NullAsOmitted, &expected, value, &to);
+            *slot = if omitted { Slot::Omitted } else { Slot::Failed };
+            return omitted;
+        }
+        *slot = Slot::filled(self.value(&field.ty, value, path), value);
+        !matches!(slot, Slot::Failed)
+    }
+
+    /// A `_type` sent to a named struct: its own name is accepted (and dropped).
+    fn struct_tag(&mut self, name: &str, value: &Value, path: &Path<'_>) -> bool {
+        match value.as_str() {
+            Some(given) if given == name => true,
+            Some(given) if given.to_lowercase() == name.to_lowercase() => {
+                let to = Value::String(name.to_owned());
+                self.repair(path, RepairCode::UnionTagCase, A_TYPE_NAME, value, &to)
+            }
+            _ => {
+                let allowed = vec![name.to_owned()];
+                self.fail_allowed(
+                    path,
+                    ErrorCode::UnionTagInvalid,
+                    value,
+                    A_TYPE_NAME,
+                    allowed,
+                );
+                false
+            }
+        }
+    }
+
+    /// A key the struct does not declare: dropped or rejected, as the policy says.
+    fn unknown_key(&mut self, st: &StructType, key: &str, value: &Value, path: &Path<'_>) -> bool {
+        match self.policy.unknown_keys {
+            UnknownKeys::Ignore => {
+                let code = RepairCode::ExtraIgnored;
+                self.repair(path, code, A_DECLARED_FIELD, value, &Value::Null)
+            }
+            UnknownKeys::Reject => {
+                let allowed = st.fields.iter().map(|f| f.name.clone()).collect();
+                let code = ErrorCode::ExtraForbidden;
+                let error =
+                    CoerceError::new(path.render(), code, Some(abridged(value)), A_DECLARED_FIELD)
+                        .with_allowed(allowed, Some(key));
+                self.errors.push(error);
+                false
+            }
+        }
+    }
+
+    /// Structs told apart by `_type`.
+    pub(super) fn tagged(
+        &mut self,
+        tu: &'g TaggedUnion,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        let Value::Object(map) = input else {
+            return self.fail(path, ErrorCode::DictType, Some(input), AN_OBJECT);
+        };
+        let Some(given) = map.get(TYPE_TAG) else {
+            return self.infer_variant(tu, map, input, path);
+        };
+        let tag_path = path.key(TYPE_TAG);
+        let text = given.as_str();
+        let variant = match text.and_then(|t| tu.variants.iter().find(|v| v.tag == t)) {
+            Some(variant) => variant,
+            None => {
+                let lower = text.map(str::to_lowercase);
+                let mut same_case = tu
+                    .variants
+                    .iter()
+                    .filter(|v| Some(v.tag.to_lowercase()) == lower);
+                match (same_case.next(), same_case.next()) {
+                    (Some(variant), None) => {
+                        let to = Value::String(variant.tag.clone());
+                        let code = RepairCode::UnionTagCase;
+                        if !self.repair(&tag_path, code, A_TYPE_NAME, given, &to) {
+                            return None;
+                        }
+                        variant
+                    }
+                    _ => {
+                        let tags = tu.variants.iter().map(|v| v.tag.clone()).collect();
+                        let code = ErrorCode::UnionTagInvalid;
+                        return self.fail_allowed(&tag_path, code, given, A_TYPE_NAME, tags);
+                    }
+                }
+            }
+        };
+        let st = self.variant_struct(variant, path)?;
+        self.object(st, map, path, Some(&variant.tag))
+    }
+
+    /// A tagged value without `_type`: the only variant that accepts it as it is.
+    fn infer_variant(
+        &mut self,
+        tu: &'g TaggedUnion,
+        map: &Map<String, Value>,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        let mut accepted = None;
+        let mut clean = 0;
+        for variant in &tu.variants {
+            let st = self.variant_struct(variant, path)?;
+            let trial = self.trial(|c| c.object(st, map, path, Some(&variant.tag)));
+            if trial.is_clean() {
+                clean += 1;
+                accepted = accepted.or(Some((variant, trial.value)));
+            }
+        }
+        if self.out_of_trials(path) {
+            return None;
+        }
+        match accepted {
+            Some((variant, value)) if clean == 1 => {
+                let to = Value::String(variant.tag.clone());
+                let code = RepairCode::UnionTagInferred;
+                let tag_path = path.key(TYPE_TAG);
+                self.repair(&tag_path, code, "a `_type` field", &Value::Null, &to)
+                    .then_some(value)
+                    .flatten()
+            }
+            _ => {
+                let tags = tu.variants.iter().map(|v| v.tag.clone()).collect();
+                let expected = "an object with a `_type` field naming its kind";
+                let error = CoerceError::new(
+                    path.render(),
+                    ErrorCode::UnionTagNotFound,
+                    Some(abridged(input)),
+                    expected,
+                )
+                .with_allowed(tags, None);
+                self.errors.push(error);
+                None
+            }
+        }
+    }
+
+    /// The struct behind a variant (a struct, or a reference to one).
+    fn variant_struct(
+        &mut self,
+        variant: &'g TaggedVariant,
+        path: &Path<'_>,
+    ) -> Option<&'g StructType> {
+        match self.graph.resolve(&variant.ty) {
+            Some(Type::Struct(st)) => Some(st),
+            _ => {
+                let expected = format!("variant `{}` to be an object type", variant.tag);
+                self.fail(path, ErrorCode::SchemaInvalid, None, expected);
+                None
+            }
+        }
+    }
+
+    /// The first member accepting the value as it is; else the first accepting it with repairs.
+    pub(super) fn union(
+        &mut self,
+        members: &'g [Type],
+        input: &Value,
+        path: &Path<'_>,
+        hops: u8,
+    ) -> Option<Out> {
+        let mut fallback = None;
+        for member in members {
+            let trial = self.trial(|c| c.dispatch(member, input, path, hops + 1));
+            if trial.is_clean() {
+                return trial.value;
+            }
+            if fallback.is_none() && trial.is_acceptable() {
+                fallback = Some(trial);
+            }
+        }
+        if self.out_of_trials(path) {
+            return None;
+        }
+        match fallback {
+            Some(trial) => self.commit(trial),
+            None => {
+                let expected = self.expected_one_of(members, 4);
+                self.fail(path, ErrorCode::UnionNoMatch, Some(input), expected)
+            }
+        }
+    }
+
+    pub(super) fn array(
+        &mut self,
+        at: &'g ArrayType,
+        input: &Value,
+        path: &Path<'_>,
+        hops: u8,
+    ) -> Option<Out> {
+        match input {
+            Value::Array(items) => {
+                // Built only once an element changes; until then the input is canonical.
+                let mut built: Option<Vec<Value>> = None;
+                let mut ok = true;
+                for (index, item) in items.iter().enumerate() {
+                    match self.value(&at.items, item, &path.index(index)) {
+                        Some(Out::Same) => {
+                            if let Some(built) = &mut built {
+                                built.push(item.clone());
+                            }
+                        }
+                        Some(Out::New(value)) => {
+                            let built = built.get_or_insert_with(|| {
+                                let mut built = Vec::with_capacity(items.len());
+                                built.extend(items[..index].iter().cloned());
+                                built
+                            });
+                            built.push(value);
+                        }
+                        None => ok = false,
+                    }
+                }
+                ok &= self.check_items(at, items.len(), input, path);
+                ok.then(|| built.map_or(Out::Same, |built| Out::New(Value::Array(built))))
+            }
+            Value::Null => self.fail(path, ErrorCode::ListType, Some(input), AN_ARRAY),
+            _ => {
+                // One value exactly valid as an element stands for a list of one.
+                let element = path.index(0);
+                let trial = self.trial(|c| c.dispatch(&at.items, input, &element, hops + 1));
+                let clean = trial.is_clean();
+                let (Some(value), true) = (trial.value, clean) else {
+                    return self.fail(path, ErrorCode::ListType, Some(input), AN_ARRAY);
+                };
+                let wrapped = Value::Array(vec![value.into_value(input)]);
+                if !self.repair(path, RepairCode::WrapInArray, AN_ARRAY, input, &wrapped) {
+                    return None;
+                }
+                self.check_items(at, 1, input, path)
+                    .then_some(Out::New(wrapped))
+            }
+        }
+    }
+
+    fn check_items(&mut self, at: &ArrayType, len: usize, input: &Value, path: &Path<'_>) -> bool {
+        let len = len as u64;
+        if let Some(min) = at.min_items.filter(|&min| len < min) {
+            let expected = format!("at least {min} items");
+            self.error(path, ErrorCode::TooShort, Some(input), expected);
+            return false;
+        }
+        if let Some(max) = at.max_items.filter(|&max| len > max) {
+            let expected = format!("at most {max} items");
+            self.error(path, ErrorCode::TooLong, Some(input), expected);
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn map(&mut self, mt: &'g MapType, input: &Value, path: &Path<'_>) -> Option<Out> {
+        match input {
+            Value::Object(entries) if matches!(mt.keys, MapKeys::String) => {
+                self.string_keyed_map(mt, entries, path)
+            }
+            Value::Object(entries) => {
+                let mut out = Map::with_capacity(entries.len());
+                let mut ok = true;
+                let mut same = true;
+                for (key, value) in entries {
+                    let here = path.key(key);
+                    let paths = EntryPaths {
+                        entry: &here,
+                        key: &here,
+                        value: &here,
+                    };
+                    ok &= self.map_entry(mt, key, value, &paths, &mut out);
+                    same &= out.get(key.as_str()).is_some_and(|v| v == value);
+                }
+                ok.then(|| {
+                    if same {
+                        Out::Same
+                    } else {
+                        Out::New(Value::Object(out))
+                    }
+                })
+            }
+            // How strict dialects send maps: `[{"key": .., "value": ..}]`.
+            Value::Array(items) if items.iter().all(is_entry) => {
+                let mut out = Map::with_capacity(items.len());
+                let mut ok = true;
+                for (index, item) in items.iter().enumerate() {
+                    let entry = path.index(index);
+                    let (key_path, value_path) = (entry.key("key"), entry.key("value"));
+                    let (Some(key), Some(value)) = (item.get("key"), item.get("value")) else {
+                        continue;
+                    };
+                    let Some(key) = key.as_str() else {
+                        self.error(&key_path, ErrorCode::StringType, Some(key), "a string");
+                        ok = false;
+                        continue;
+                    };
+                    let paths = EntryPaths {
+                        entry: &entry,
+                        key: &key_path,
+                        value: &value_path,
+                    };
+                    ok &= self.map_entry(mt, key, value, &paths, &mut out);
+                }
+                ok.then_some(Out::New(Value::Object(out)))
+            }
+            _ => self.fail(path, ErrorCode::DictType, Some(input), AN_OBJECT),
+        }
+    }
+
+    /// A map with string keys sent as an object: built only once a value changes.
+    fn string_keyed_map(
+        &mut self,
+        mt: &'g MapType,
+        entries: &Map<String, Value>,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        let mut built: Option<Map<String, Value>> = None;
+        let mut ok = true;
+        for (index, (key, value)) in entries.iter().enumerate() {
+            match self.value(&mt.values, value, &path.key(key)) {
+                Some(Out::Same) => {
+                    if let Some(built) = &mut built {
+                        built.insert(key.clone(), value.clone());
+                    }
+                }
+                Some(Out::New(new)) => {
+                    let built = built.get_or_insert_with(|| {
+                        let mut built = Map::with_capacity(entries.len());
+                        for (key, value) in entries.iter().take(index) {
+                            built.insert(key.clone(), value.clone());
+                        }
+                        built
+                    });
+                    built.insert(key.clone(), new);
+                }
+                None => ok = false,
+            }
+        }
+        ok.then(|| built.map_or(Out::Same, |built| Out::New(Value::Object(built))))
+    }
+
+    /// One entry of a map, added to `out` under its canonical key.
+    fn map_entry(
+        &mut self,
+        mt: &'g MapType,
+        key: &str,
+        value: &Value,
+        paths: &EntryPaths<'_>,
+        out: &mut Map<String, Value>,
+    ) -> bool {
+        let key = match &mt.keys {
+            MapKeys::String => Cow::Borrowed(key),
+            MapKeys::Enum(et) => match self.enum_key(et, key, paths.key) {
+                Some(key) => Cow::Owned(key),
+                None => {
+                    let _ = self.value(&mt.values, value, paths.value);
+                    return false;
+                }
+            },
+        };
+        if out.contains_key(key.as_ref()) {
+            let input = Value::String(key.into_owned());
+            self.error(
+                paths.entry,
+                ErrorCode::DuplicateKey,
+                Some(&input),
+                "each key at most once",
+            );
+            return false;
+        }
+        match self.value(&mt.values, value, paths.value) {
+            Some(new) => {
+                out.insert(key.into_owned(), new.into_value(value));
+                true
+            }
+            None => false,
+        }
+    }
+}

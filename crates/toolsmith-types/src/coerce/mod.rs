@@ -1,0 +1,579 @@
+//! Coercion: turning what a model sent into the canonical value of a [`Type`], leniently but
+//! never lossily (`../shared/spec/coercion-rulebook.md` is the policy this implements).
+//!
+//! One walk over the input, guided by the type: every lenient step is recorded as a [`Repair`]
+//! (or refused with a `repair_refused` error under a strict policy), and every problem is
+//! collected in document order instead of stopping at the first.
+//!
+//! Architecture invariant: recursion follows the input, which is finite, and is bounded by
+//! [`Limits::max_depth`](crate::Limits::max_depth); steps that do not descend into the input
+//! (references, unions, wrapping a value in an array) are bounded separately, so no type and no
+//! input can overflow the stack.
+
+mod compound;
+mod path;
+mod scalar;
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
+use crate::policy::{Mode, Policy};
+use crate::ty::{Type, TypeGraph};
+
+use path::Path;
+
+/// A successful coercion: the canonical value and every repair made to reach it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coerced {
+    /// Plain JSON in the type's own shape: integers as integers, enums in their declared
+    /// spelling, defaults filled in, no undeclared keys.
+    pub value: Value,
+    /// Every lenient step taken, in document order. Empty when the input was already canonical.
+    pub repairs: Vec<Repair>,
+}
+
+/// Coerces `input` to the root type of `graph` under `policy`.
+///
+/// ```
+/// use serde_json::json;
+/// use toolsmith_types::{coerce, Field, Policy, StructType, Type, TypeGraph};
+///
+/// let graph = TypeGraph::new(Type::Struct(
+///     StructType::anonymous()
+///         .field(Field::new("count", Type::integer()))
+///         .field(Field::new("tags", Type::array(Type::string()))),
+/// ));
+/// let out = coerce(&graph, &json!({"count": "3", "tags": "urgent"}), &Policy::default())?;
+/// assert_eq!(out.value, json!({"count": 3, "tags": ["urgent"]}));
+/// let codes: Vec<_> = out.repairs.iter().map(|r| r.code.as_str()).collect();
+/// assert_eq!(codes, ["int_from_string", "wrap_in_array"]);
+///
+/// let errors = coerce(&graph, &json!({"count": 2.5}), &Policy::default()).unwrap_err();
+/// let codes: Vec<_> = errors.iter().map(|e| (e.path.as_str(), e.code.as_str())).collect();
+/// assert_eq!(codes, [("/count", "int_from_float"), ("/tags", "missing")]);
+/// # Ok::<(), toolsmith_types::CoerceErrors>(())
+/// ```
+///
+/// # Errors
+/// Every problem found, each with its path, code, input and expectation; past
+/// [`Limits::max_errors`](crate::Limits::max_errors) the rest are summarised in one
+/// `too_many_errors` error at the end.
+pub fn coerce(graph: &TypeGraph, input: &Value, policy: &Policy) -> Result<Coerced, CoerceErrors> {
+    let mut coercer = Coercer::new(graph, policy);
+    let value = coercer.value(&graph.root, input, &Path::ROOT);
+    coercer.finish(value.map(|out| out.into_value(input)))
+}
+
+/// Coerces `input`, taken by value, to the root type of `graph` under `policy`: the same as
+/// [`coerce`], except that an input that is already canonical is returned as it is, without a
+/// copy (what a caller holding freshly parsed arguments wants).
+///
+/// # Errors
+/// As [`coerce`].
+pub fn coerce_owned(
+    graph: &TypeGraph,
+    input: Value,
+    policy: &Policy,
+) -> Result<Coerced, CoerceErrors> {
+    let mut coercer = Coercer::new(graph, policy);
+    let value = coercer.value(&graph.root, &input, &Path::ROOT);
+    coercer.finish(value.map(|out| match out {
+        Out::Same => input,
+        Out::New(value) => value,
+    }))
+}
+
+/// Most steps taken at one place in the input without descending into it (following a
+/// reference, trying a union member, wrapping a value in an array). Bounds types such as
+/// `T = T | int` or `T = [T]` that would otherwise recurse forever on a scalar.
+const MAX_HOPS: u8 = 16;
+
+/// What is expected when the budget for speculative steps is spent.
+const TOO_AMBIGUOUS: &str = "a value that fits its union with less guessing (add `_type` tags)";
+
+/// A coerced value, relative to its input: the input itself when it was canonical already (the
+/// clean path builds nothing and copies the input once, at the end), else the new value.
+enum Out {
+    /// The input is its own canonical value.
+    Same,
+    /// The canonical value differs from the input.
+    New(Value),
+}
+
+impl Out {
+    /// The canonical value of `input`.
+    fn into_value(self, input: &Value) -> Value {
+        match self {
+            Out::Same => input.clone(),
+            Out::New(value) => value,
+        }
+    }
+
+    /// The canonical value, as a changed value relative to some other input.
+    fn renewed(self, input: &Value) -> Out {
+        Out::New(self.into_value(input))
+    }
+}
+
+/// The walk's state: the graph, the policy, and the diagnostics found so far.
+struct Coercer<'g> {
+    graph: &'g TypeGraph,
+    policy: &'g Policy,
+    repairs: Vec<Repair>,
+    errors: Vec<CoerceError>,
+    /// How many speculative coercions enclose the current step.
+    trial_depth: u32,
+    /// Steps taken inside speculative coercions so far.
+    trial_steps: usize,
+    /// Steps taken outside them: the size of the input walked so far.
+    steps: usize,
+}
+
+/// Steps that may be taken speculatively (trying union members, inferring tags) in any
+/// coercion, on top of [`TRIAL_STEPS_PER_STEP`] for each step taken for sure. Unions nested in
+/// unions can make trying every member exponential in the depth of the input; past this budget,
+/// a union that still needs trying is an error instead of a long wait.
+const BASE_TRIAL_STEPS: usize = 1 << 14;
+
+/// Speculative steps allowed for each step outside speculation.
+const TRIAL_STEPS_PER_STEP: usize = 16;
+
+/// The diagnostics of a speculative coercion (a union member, a tag inference), kept aside until
+/// the caller decides whether they count.
+struct Trial {
+    value: Option<Out>,
+    repairs: Vec<Repair>,
+    errors: Vec<CoerceError>,
+}
+
+impl Trial {
+    /// Accepted as it is: no repair, no error.
+    fn is_clean(&self) -> bool {
+        self.value.is_some() && self.repairs.is_empty() && self.errors.is_empty()
+    }
+
+    /// Accepted, possibly with repairs; under a strict policy, failing only for refused repairs.
+    fn is_acceptable(&self) -> bool {
+        (self.value.is_some() || !self.errors.is_empty())
+            && self
+                .errors
+                .iter()
+                .all(|e| e.code == ErrorCode::RepairRefused)
+    }
+}
+
+impl<'g> Coercer<'g> {
+    fn new(graph: &'g TypeGraph, policy: &'g Policy) -> Self {
+        Coercer {
+            graph,
+            policy,
+            repairs: Vec::new(),
+            errors: Vec::new(),
+            trial_depth: 0,
+            trial_steps: 0,
+            steps: 0,
+        }
+    }
+
+    /// The result: the value when nothing went wrong, else every error (capped).
+    fn finish(mut self, value: Option<Value>) -> Result<Coerced, CoerceErrors> {
+        match value {
+            Some(value) if self.errors.is_empty() => {
+                return Ok(Coerced {
+                    value,
+                    repairs: self.repairs,
+                });
+            }
+            None if self.errors.is_empty() => self.errors.push(CoerceError::new(
+                "",
+                ErrorCode::SchemaInvalid,
+                None,
+                "a value the type can describe",
+            )),
+            _ => {}
+        }
+        let max = self.policy.limits.max_errors;
+        if self.errors.len() > max {
+            let more = self.errors.len() - max;
+            self.errors.truncate(max);
+            self.errors.push(CoerceError::new(
+                "",
+                ErrorCode::TooManyErrors,
+                None,
+                format!("at most {max} problems reported at once; {more} more not shown"),
+            ));
+        }
+        Err(CoerceErrors(self.errors))
+    }
+
+    /// Coerces the value at `path`, after checking the limits on its depth and size.
+    fn value(&mut self, ty: &'g Type, input: &Value, path: &Path<'_>) -> Option<Out> {
+        if !self.within_limits(input, path) {
+            return None;
+        }
+        self.dispatch(ty, input, path, 0)
+    }
+
+    /// Whether the value at `path` (not its children) is within the policy's limits; records
+    /// the error when it is not.
+    fn within_limits(&mut self, input: &Value, path: &Path<'_>) -> bool {
+        let limits = &self.policy.limits;
+        if path.depth > limits.max_depth {
+            let expected = format!("at most {} levels of nesting", limits.max_depth);
+            self.error(path, ErrorCode::TooDeep, None, expected);
+            return false;
+        }
+        let expected = match input {
+            Value::String(s) if s.len() > limits.max_string_bytes => {
+                format!("a string of at most {} bytes", limits.max_string_bytes)
+            }
+            Value::Array(items) if items.len() > limits.max_items => {
+                format!("at most {} items", limits.max_items)
+            }
+            Value::Object(map) if map.len() > limits.max_items => {
+                format!("at most {} entries", limits.max_items)
+            }
+            _ => return true,
+        };
+        self.error(path, ErrorCode::TooLarge, None, expected);
+        false
+    }
+
+    /// Coerces `input` as `ty`; `hops` counts the steps already taken here without descending.
+    fn dispatch(&mut self, ty: &'g Type, input: &Value, path: &Path<'_>, hops: u8) -> Option<Out> {
+        if self.trial_depth == 0 {
+            self.steps += 1;
+        } else {
+            self.trial_steps += 1;
+            if self.trials_spent() {
+                return self.fail(path, ErrorCode::TooLarge, None, TOO_AMBIGUOUS);
+            }
+        }
+        if hops > MAX_HOPS {
+            return self.fail(
+                path,
+                ErrorCode::SchemaInvalid,
+                None,
+                "a type that does not refer to itself without nesting",
+            );
+        }
+        if let (Value::String(text), Some(open)) = (input, json_text_opening(ty))
+            && let Some(parsed) = parse_json_text(text, open)
+        {
+            let expected = if open == '[' { "an array" } else { "an object" };
+            let code = RepairCode::ParsedJsonString;
+            if !self.repair(path, code, expected, input, &parsed)
+                || !self.within_limits(&parsed, path)
+            {
+                return None;
+            }
+            let out = self.dispatch(ty, &parsed, path, hops + 1)?;
+            return Some(match out {
+                Out::Same => Out::New(parsed),
+                changed => changed,
+            });
+        }
+        match ty {
+            Type::String(st) => self.string(st, input, path),
+            Type::Integer(it) => self.integer(it, input, path),
+            Type::Number(nt) => self.number(nt, input, path),
+            Type::Boolean => self.boolean(input, path),
+            Type::Enum(et) => self.enumeration(et, input, path),
+            Type::Struct(st) => self.structure(st, input, path),
+            Type::Array(at) => self.array(at, input, path, hops),
+            Type::Map(mt) => self.map(mt, input, path),
+            Type::Nilable(inner) => match input {
+                Value::Null => Some(Out::Same),
+                _ => self.dispatch(inner, input, path, hops + 1),
+            },
+            Type::Tagged(tu) => self.tagged(tu, input, path),
+            Type::Union(members) => self.union(members, input, path, hops),
+            Type::Ref(name) => match self.graph.defs.get(name) {
+                Some(target) => self.dispatch(target, input, path, hops + 1),
+                None => self.fail(
+                    path,
+                    ErrorCode::SchemaInvalid,
+                    None,
+                    format!("a type defined as `{name}` (the schema does not define it)"),
+                ),
+            },
+            Type::Any => self.any(input, path),
+        }
+    }
+
+    /// Runs `coerce` with its diagnostics kept aside.
+    fn trial(&mut self, coerce: impl FnOnce(&mut Self) -> Option<Out>) -> Trial {
+        let (repairs, errors) = (self.repairs.len(), self.errors.len());
+        self.trial_depth += 1;
+        let value = coerce(self);
+        self.trial_depth -= 1;
+        Trial {
+            value,
+            repairs: self.repairs.split_off(repairs),
+            errors: self.errors.split_off(errors),
+        }
+    }
+
+    /// Whether the budget for speculative steps is spent.
+    fn trials_spent(&self) -> bool {
+        self.trial_steps > BASE_TRIAL_STEPS + self.steps.saturating_mul(TRIAL_STEPS_PER_STEP)
+    }
+
+    /// Whether the budget for speculative steps is spent; records the error when it is.
+    fn out_of_trials(&mut self, path: &Path<'_>) -> bool {
+        let spent = self.trials_spent();
+        if spent {
+            self.error(path, ErrorCode::TooLarge, None, TOO_AMBIGUOUS);
+        }
+        spent
+    }
+
+    /// Keeps a trial's diagnostics, in place, and returns its value.
+    fn commit(&mut self, trial: Trial) -> Option<Out> {
+        self.repairs.extend(trial.repairs);
+        self.errors.extend(trial.errors);
+        trial.value
+    }
+
+    /// Records an error at `path`.
+    fn error(
+        &mut self,
+        path: &Path<'_>,
+        code: ErrorCode,
+        input: Option<&Value>,
+        expected: impl Into<String>,
+    ) {
+        self.errors.push(CoerceError::new(
+            path.render(),
+            code,
+            input.map(abridged),
+            expected,
+        ));
+    }
+
+    /// Records an error at `path` and returns no value.
+    fn fail(
+        &mut self,
+        path: &Path<'_>,
+        code: ErrorCode,
+        input: Option<&Value>,
+        expected: impl Into<String>,
+    ) -> Option<Out> {
+        self.error(path, code, input, expected);
+        None
+    }
+
+    /// Records an error listing the `allowed` values, with the nearest one to `given`.
+    fn fail_allowed(
+        &mut self,
+        path: &Path<'_>,
+        code: ErrorCode,
+        input: &Value,
+        expected: &str,
+        allowed: Vec<String>,
+    ) -> Option<Out> {
+        let given = match input {
+            Value::String(s) => Cow::Borrowed(s.as_str()),
+            other => Cow::Owned(other.to_string()),
+        };
+        let error = CoerceError::new(path.render(), code, Some(abridged(input)), expected)
+            .with_allowed(allowed, Some(&given));
+        self.errors.push(error);
+        None
+    }
+
+    /// Records a repair at `path`, or under a strict policy refuses it with an error saying what
+    /// was `expected`. Returns whether to go on with the repaired value.
+    fn repair(
+        &mut self,
+        path: &Path<'_>,
+        code: RepairCode,
+        expected: &str,
+        from: &Value,
+        to: &Value,
+    ) -> bool {
+        match self.policy.mode {
+            Mode::Lenient => {
+                self.repairs.push(Repair::new(
+                    path.render(),
+                    code,
+                    abridged(from),
+                    abridged(to),
+                ));
+                true
+            }
+            Mode::Strict => {
+                self.error(path, ErrorCode::RepairRefused, Some(from), expected);
+                false
+            }
+        }
+    }
+
+    /// What a value of `ty` is, in words a model reads: `"an integer"`, `"a string or null"`.
+    fn expected(&self, ty: &Type) -> Cow<'static, str> {
+        self.expected_within(ty, 4)
+    }
+
+    fn expected_within(&self, ty: &Type, budget: u8) -> Cow<'static, str> {
+        let Some(ty) = self.graph.resolve(ty) else {
+            return Cow::Borrowed("a value of a defined type");
+        };
+        Cow::Borrowed(match ty {
+            Type::String(_) => "a string",
+            Type::Integer(_) => "an integer",
+            Type::Number(_) => "a number",
+            Type::Boolean => "true or false",
+            Type::Enum(_) => "one of the allowed values",
+            Type::Struct(_) | Type::Map(_) | Type::Tagged(_) => "an object",
+            Type::Array(_) => "an array",
+            Type::Any | Type::Ref(_) => "any value",
+            Type::Nilable(inner) if budget > 0 => {
+                return Cow::Owned(format!(
+                    "{} or null",
+                    self.expected_within(inner, budget - 1)
+                ));
+            }
+            Type::Union(members) if budget > 0 => {
+                return Cow::Owned(self.expected_one_of(members, budget - 1));
+            }
+            Type::Nilable(_) | Type::Union(_) => "a value of another kind",
+        })
+    }
+
+    /// What any of `members` is, in words: `"an integer or a string"`.
+    fn expected_one_of(&self, members: &[Type], budget: u8) -> String {
+        let mut kinds: Vec<Cow<'static, str>> = Vec::with_capacity(members.len());
+        for member in members {
+            let kind = self.expected_within(member, budget);
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        kinds.join(" or ")
+    }
+
+    /// Whether `ty` accepts `null` as it is.
+    fn accepts_null(&self, ty: &Type, budget: u8) -> bool {
+        match self.graph.resolve(ty) {
+            Some(Type::Nilable(_) | Type::Any) => true,
+            Some(Type::Union(members)) if budget > 0 => members
+                .iter()
+                .any(|member| self.accepts_null(member, budget - 1)),
+            _ => false,
+        }
+    }
+
+    /// Checks the descendants of an untyped value against the limits; it is its own canonical value.
+    fn any(&mut self, input: &Value, path: &Path<'_>) -> Option<Out> {
+        self.any_within_limits(input, path).then_some(Out::Same)
+    }
+
+    fn any_within_limits(&mut self, input: &Value, path: &Path<'_>) -> bool {
+        // `value` checked `input` itself; recursion stops at the depth limit.
+        match input {
+            Value::Array(items) => {
+                let mut ok = true;
+                for (index, item) in items.iter().enumerate() {
+                    let path = path.index(index);
+                    ok &= self.within_limits(item, &path) && self.any_within_limits(item, &path);
+                }
+                ok
+            }
+            Value::Object(map) => {
+                let mut ok = true;
+                for (key, item) in map {
+                    let path = path.key(key);
+                    ok &= self.within_limits(item, &path) && self.any_within_limits(item, &path);
+                }
+                ok
+            }
+            _ => true,
+        }
+    }
+}
+
+/// The bracket opening JSON text that stands for a value of `ty`, for the containers that accept
+/// their value sent as JSON text.
+fn json_text_opening(ty: &Type) -> Option<char> {
+    match ty {
+        Type::Array(_) => Some('['),
+        Type::Struct(_) | Type::Map(_) | Type::Tagged(_) => Some('{'),
+        _ => None,
+    }
+}
+
+/// Parses `text` as JSON when it holds exactly one array (`open` = `[`) or object (`{`).
+fn parse_json_text(text: &str, open: char) -> Option<Value> {
+    if !text.trim_start().starts_with(open) {
+        return None;
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value @ Value::Array(_)) if open == '[' => Some(value),
+        Ok(value @ Value::Object(_)) if open == '{' => Some(value),
+        _ => None,
+    }
+}
+
+/// A copy of `value` small enough for a diagnostic: deep nesting, long strings and long
+/// collections are cut (marked with `…`), so hostile input never makes diagnostics costly.
+fn abridged(value: &Value) -> Value {
+    abridged_at(value, 0)
+}
+
+fn abridged_at(value: &Value, level: usize) -> Value {
+    const MAX_LEVEL: usize = 16;
+    const MAX_ITEMS: usize = 64;
+    const MAX_CHARS: usize = 1024;
+    const CUT: &str = "…";
+    match value {
+        Value::String(s) if s.len() > MAX_CHARS => {
+            let mut cut: String = s.chars().take(MAX_CHARS).collect();
+            cut.push_str(CUT);
+            Value::String(cut)
+        }
+        Value::Array(_) | Value::Object(_) if level >= MAX_LEVEL => Value::String(CUT.to_owned()),
+        Value::Array(items) => {
+            let mut out: Vec<Value> = items
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|item| abridged_at(item, level + 1))
+                .collect();
+            if items.len() > MAX_ITEMS {
+                out.push(Value::String(CUT.to_owned()));
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let mut out: Map<String, Value> = map
+                .iter()
+                .take(MAX_ITEMS)
+                .map(|(key, item)| (key.clone(), abridged_at(item, level + 1)))
+                .collect();
+            if map.len() > MAX_ITEMS {
+                out.insert(CUT.to_owned(), Value::String(CUT.to_owned()));
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::{coerce, coerce_owned};
+    use crate::policy::Policy;
+    use crate::ty::{Type, TypeGraph};
+
+    #[test]
+    fn owned_coercion_agrees_with_borrowed_coercion() {
+        let graph = TypeGraph::new(Type::array(Type::integer()));
+        for input in [json!([1, 2]), json!([1, "2"]), json!("[3]"), json!(["x"])] {
+            let borrowed = coerce(&graph, &input, &Policy::default());
+            assert_eq!(coerce_owned(&graph, input, &Policy::default()), borrowed);
+        }
+    }
+}

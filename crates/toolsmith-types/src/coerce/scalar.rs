@@ -1,0 +1,563 @@
+//! Scalars and enums: strings, integers, numbers, booleans, and closed sets of values, with the
+//! constraints they carry.
+
+use serde_json::{Number, Value};
+
+use super::path::Path;
+use super::{Coercer, Out};
+use crate::diagnostics::{ErrorCode, RepairCode};
+use crate::ty::{EnumType, EnumValue, EnumVariant, IntegerType, NumberType, StringType};
+
+const A_STRING: &str = "a string";
+const AN_INTEGER: &str = "an integer";
+const A_NUMBER: &str = "a number";
+const A_BOOLEAN: &str = "true or false";
+const AN_ALLOWED_VALUE: &str = "one of the allowed values";
+
+/// The one element of `input` when it is an array of exactly one scalar.
+fn singleton(input: &Value) -> Option<&Value> {
+    match input {
+        Value::Array(items) if items.len() == 1 => items
+            .first()
+            .filter(|item| !item.is_array() && !item.is_object()),
+        _ => None,
+    }
+}
+
+/// An integer anywhere in the `i64` or `u64` range.
+type Int = i128;
+
+fn int_to_json(n: Int) -> Value {
+    if let Ok(signed) = i64::try_from(n) {
+        Value::from(signed)
+    } else if let Ok(unsigned) = u64::try_from(n) {
+        Value::from(unsigned)
+    } else {
+        Value::Null
+    }
+}
+
+const INT_MIN: Int = i64::MIN as Int;
+const INT_MAX: Int = u64::MAX as Int;
+
+/// A JSON number as an integer: whole floats (`42.0`) are integers, fractions and values past
+/// the 64-bit range are not.
+fn int_of_number(n: &Number) -> Result<Int, ErrorCode> {
+    if let Some(i) = n.as_i64() {
+        return Ok(Int::from(i));
+    }
+    if let Some(u) = n.as_u64() {
+        return Ok(Int::from(u));
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if !f.is_finite() {
+        Err(ErrorCode::FiniteNumber)
+    } else if f.fract() != 0.0 {
+        Err(ErrorCode::IntFromFloat)
+    } else if (-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&f) {
+        // Exact: `f` is whole and within the range of `Int`.
+        Ok(f as Int)
+    } else {
+        Err(ErrorCode::IntOutOfRange)
+    }
+}
+
+/// Integer text: optional spaces and sign, decimal digits, optionally `.0…`. Nothing else
+/// (no exponents, hex, separators, units).
+fn int_of_text(text: &str) -> Result<Int, ErrorCode> {
+    let text = text.trim();
+    let (negative, unsigned) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (whole, fraction) = match unsigned.split_once('.') {
+        Some((whole, fraction)) => (whole, Some(fraction)),
+        None => (unsigned, None),
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(whole) || fraction.is_some_and(|f| !digits(f)) {
+        return Err(ErrorCode::IntParsing);
+    }
+    if fraction.is_some_and(|f| f.bytes().any(|b| b != b'0')) {
+        return Err(ErrorCode::IntFromFloat);
+    }
+    let significant = whole.trim_start_matches('0');
+    if significant.len() > 20 {
+        return Err(ErrorCode::IntOutOfRange);
+    }
+    let magnitude: Int = if significant.is_empty() {
+        0
+    } else {
+        significant.parse().map_err(|_| ErrorCode::IntParsing)?
+    };
+    let n = if negative { -magnitude } else { magnitude };
+    if (INT_MIN..=INT_MAX).contains(&n) {
+        Ok(n)
+    } else {
+        Err(ErrorCode::IntOutOfRange)
+    }
+}
+
+/// Number text: optional spaces and sign, decimal digits with an optional fraction and exponent.
+fn number_of_text(text: &str) -> Result<Value, ErrorCode> {
+    let text = text.trim();
+    let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let word = unsigned.to_ascii_lowercase();
+    if matches!(word.as_str(), "nan" | "inf" | "infinity") {
+        return Err(ErrorCode::FiniteNumber);
+    }
+    if !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return Err(ErrorCode::FloatParsing);
+    }
+    if let Ok(whole) = text.strip_prefix('+').unwrap_or(text).parse::<i64>() {
+        return Ok(Value::from(whole));
+    }
+    let f: f64 = text.parse().map_err(|_| ErrorCode::FloatParsing)?;
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or(ErrorCode::FiniteNumber)
+}
+
+/// The text of a JSON scalar as an enum would read it (`true`, `2`, `2.5`).
+fn scalar_text(input: &Value) -> Option<String> {
+    match input {
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// How many variants a test picked out.
+enum Found<'e> {
+    None,
+    One(&'e EnumVariant),
+    Several,
+}
+
+/// The variant whose string value or alias satisfies `matches`, when exactly one does.
+fn find_unique<'e>(et: &'e EnumType, matches: impl Fn(&str) -> bool) -> Found<'e> {
+    let mut found = Found::None;
+    for variant in &et.variants {
+        let value = match &variant.value {
+            EnumValue::String(s) => Some(s.as_str()),
+            EnumValue::Integer(_) => None,
+        };
+        let hit = value.into_iter().any(&matches) || variant.aliases.iter().any(|a| matches(a));
+        if hit {
+            if matches!(found, Found::One(_)) {
+                return Found::Several;
+            }
+            found = Found::One(variant);
+        }
+    }
+    found
+}
+
+/// The variant whose integer value is `n`.
+fn find_integer(et: &EnumType, n: Int) -> Option<&EnumVariant> {
+    et.variants
+        .iter()
+        .find(|v| matches!(v.value, EnumValue::Integer(i) if Int::from(i) == n))
+}
+
+/// Lowercase with word separators removed: `In-Progress`, `in_progress` and `inProgress` agree.
+fn style_folded(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// `text` without surrounding whitespace and pairs of surrounding quotes or backticks.
+fn trim_quotes(text: &str) -> &str {
+    let mut text = text.trim();
+    loop {
+        let inner = ['"', '\'', '`'].iter().find_map(|&q| {
+            text.strip_prefix(q)
+                .and_then(|rest| rest.strip_suffix(q))
+                .filter(|_| text.len() >= 2)
+        });
+        match inner {
+            Some(inner) => text = inner.trim(),
+            None => return text,
+        }
+    }
+}
+
+/// How an enum text matched: the variant, and which repairs it took.
+enum EnumMatch<'e> {
+    Exact(&'e EnumVariant),
+    Repaired(&'e EnumVariant, &'static [RepairCode]),
+    Ambiguous,
+    NoMatch,
+}
+
+/// Matches enum text: the exact spelling; else, after trimming spaces and quotes, the exact
+/// spelling, integer text, or the only value equal ignoring case (then word style).
+fn match_enum_text<'e>(et: &'e EnumType, text: &str) -> EnumMatch<'e> {
+    if let Found::One(variant) = find_unique(et, |candidate| candidate == text) {
+        return EnumMatch::Exact(variant);
+    }
+    let trimmed = trim_quotes(text);
+    let was_trimmed = trimmed != text;
+    if was_trimmed && let Found::One(variant) = find_unique(et, |candidate| candidate == trimmed) {
+        return EnumMatch::Repaired(variant, &[RepairCode::EnumTrimmed]);
+    }
+    match (match_loosely(et, trimmed), was_trimmed) {
+        (EnumMatch::Exact(variant), false) => {
+            EnumMatch::Repaired(variant, &[RepairCode::EnumFromScalar])
+        }
+        (EnumMatch::Exact(variant), true) => EnumMatch::Repaired(
+            variant,
+            &[RepairCode::EnumTrimmed, RepairCode::EnumFromScalar],
+        ),
+        (EnumMatch::Repaired(variant, _), true) => {
+            EnumMatch::Repaired(variant, &[RepairCode::EnumTrimmed, RepairCode::EnumCase])
+        }
+        (other, _) => other,
+    }
+}
+
+/// Integer text naming an integer value (reported as `Exact`, meaning "from a scalar"), else
+/// the only value equal ignoring case, else the only one equal ignoring case and word style.
+fn match_loosely<'e>(et: &'e EnumType, text: &str) -> EnumMatch<'e> {
+    if let Some(variant) = int_of_text(text).ok().and_then(|n| find_integer(et, n)) {
+        return EnumMatch::Exact(variant);
+    }
+    let lower = text.to_lowercase();
+    match find_unique(et, |candidate| candidate.to_lowercase() == lower) {
+        Found::One(variant) => return EnumMatch::Repaired(variant, &[RepairCode::EnumCase]),
+        Found::Several => return EnumMatch::Ambiguous,
+        Found::None => {}
+    }
+    let folded = style_folded(text);
+    if folded.is_empty() {
+        return EnumMatch::NoMatch;
+    }
+    match find_unique(et, |candidate| style_folded(candidate) == folded) {
+        Found::One(variant) => EnumMatch::Repaired(variant, &[RepairCode::EnumCase]),
+        Found::Several => EnumMatch::Ambiguous,
+        Found::None => EnumMatch::NoMatch,
+    }
+}
+
+impl<'g> Coercer<'g> {
+    /// A scalar sent as `[x]`: `Some(result)` when `x` is acceptable for the scalar (the
+    /// unwrap is recorded before `x`'s own repairs), `None` when it is not.
+    fn unwrapped(
+        &mut self,
+        input: &Value,
+        path: &Path<'_>,
+        expected: &str,
+        coerce_item: impl FnOnce(&mut Self, &Value) -> Option<Out>,
+    ) -> Option<Option<Out>> {
+        let item = singleton(input)?;
+        let trial = self.trial(|c| coerce_item(c, item));
+        if !trial.is_acceptable() {
+            return None;
+        }
+        let proceed = self.repair(path, RepairCode::UnwrapSingleton, expected, input, item);
+        let value = self.commit(trial);
+        Some(value.filter(|_| proceed).map(|out| out.renewed(item)))
+    }
+
+    pub(super) fn string(
+        &mut self,
+        st: &StringType,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        match input {
+            Value::String(s) => self.check_string(st, s, input, path).then_some(Out::Same),
+            Value::Number(n) => {
+                let text = n.to_string();
+                let to = Value::String(text.clone());
+                if !self.repair(path, RepairCode::StringFromNumber, A_STRING, input, &to) {
+                    return None;
+                }
+                self.check_string(st, &text, input, path)
+                    .then_some(Out::New(to))
+            }
+            _ => match self.unwrapped(input, path, A_STRING, |c, item| c.string(st, item, path)) {
+                Some(value) => value,
+                None => self.fail(path, ErrorCode::StringType, Some(input), A_STRING),
+            },
+        }
+    }
+
+    fn check_string(&mut self, st: &StringType, s: &str, input: &Value, path: &Path<'_>) -> bool {
+        let mut ok = true;
+        if st.min_length.is_some() || st.max_length.is_some() {
+            let chars = s.chars().count() as u64;
+            if let Some(min) = st.min_length.filter(|&min| chars < min) {
+                let expected = format!("at least {min} characters");
+                self.error(path, ErrorCode::StringTooShort, Some(input), expected);
+                ok = false;
+            }
+            if let Some(max) = st.max_length.filter(|&max| chars > max) {
+                let expected = format!("at most {max} characters");
+                self.error(path, ErrorCode::StringTooLong, Some(input), expected);
+                ok = false;
+            }
+        }
+        if let Some(pattern) = st.pattern.as_ref().filter(|p| !p.is_match(s)) {
+            let expected = format!("text matching the pattern `{}`", pattern.as_str());
+            self.error(
+                path,
+                ErrorCode::StringPatternMismatch,
+                Some(input),
+                expected,
+            );
+            ok = false;
+        }
+        ok
+    }
+
+    pub(super) fn integer(
+        &mut self,
+        it: &IntegerType,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        let n = match input {
+            Value::Number(number) => match int_of_number(number) {
+                Ok(n) => n,
+                Err(code) => return self.fail(path, code, Some(input), AN_INTEGER),
+            },
+            Value::String(text) => match int_of_text(text) {
+                Ok(n) => {
+                    let to = int_to_json(n);
+                    if !self.repair(path, RepairCode::IntFromString, AN_INTEGER, input, &to) {
+                        return None;
+                    }
+                    n
+                }
+                Err(code) => return self.fail(path, code, Some(input), AN_INTEGER),
+            },
+            _ => {
+                let unwrapped =
+                    self.unwrapped(input, path, AN_INTEGER, |c, item| c.integer(it, item, path));
+                return match unwrapped {
+                    Some(value) => value,
+                    None => self.fail(path, ErrorCode::IntType, Some(input), AN_INTEGER),
+                };
+            }
+        };
+        self.check_integer(it, n, input, path).then(|| match input {
+            Value::Number(number) if !number.is_f64() => Out::Same,
+            _ => Out::New(int_to_json(n)),
+        })
+    }
+
+    fn check_integer(&mut self, it: &IntegerType, n: Int, input: &Value, path: &Path<'_>) -> bool {
+        let mut ok = true;
+        let checks = [
+            (it.minimum, ErrorCode::GreaterThanEqual, "at least"),
+            (it.maximum, ErrorCode::LessThanEqual, "at most"),
+            (it.exclusive_minimum, ErrorCode::GreaterThan, "greater than"),
+            (it.exclusive_maximum, ErrorCode::LessThan, "less than"),
+        ];
+        for (bound, code, words) in checks {
+            let Some(bound) = bound else { continue };
+            let bound_int = Int::from(bound);
+            let violated = match code {
+                ErrorCode::GreaterThanEqual => n < bound_int,
+                ErrorCode::LessThanEqual => n > bound_int,
+                ErrorCode::GreaterThan => n <= bound_int,
+                _ => n >= bound_int,
+            };
+            if violated {
+                self.error(path, code, Some(input), format!("{words} {bound}"));
+                ok = false;
+            }
+        }
+        if let Some(m) = it.multiple_of.filter(|&m| m > 0 && n % Int::from(m) != 0) {
+            self.error(
+                path,
+                ErrorCode::MultipleOf,
+                Some(input),
+                format!("a multiple of {m}"),
+            );
+            ok = false;
+        }
+        ok
+    }
+
+    pub(super) fn number(
+        &mut self,
+        nt: &NumberType,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        let (f, out) = match input {
+            Value::Number(number) => (number.as_f64().unwrap_or(f64::NAN), Out::Same),
+            Value::String(text) => match number_of_text(text) {
+                Ok(value) => {
+                    if !self.repair(path, RepairCode::NumberFromString, A_NUMBER, input, &value) {
+                        return None;
+                    }
+                    (value.as_f64().unwrap_or(f64::NAN), Out::New(value))
+                }
+                Err(code) => return self.fail(path, code, Some(input), A_NUMBER),
+            },
+            _ => {
+                let unwrapped =
+                    self.unwrapped(input, path, A_NUMBER, |c, item| c.number(nt, item, path));
+                return match unwrapped {
+                    Some(value) => value,
+                    None => self.fail(path, ErrorCode::FloatType, Some(input), A_NUMBER),
+                };
+            }
+        };
+        self.check_number(nt, f, input, path).then_some(out)
+    }
+
+    fn check_number(&mut self, nt: &NumberType, f: f64, input: &Value, path: &Path<'_>) -> bool {
+        let mut ok = true;
+        let checks = [
+            (nt.minimum, ErrorCode::GreaterThanEqual, "at least"),
+            (nt.maximum, ErrorCode::LessThanEqual, "at most"),
+            (nt.exclusive_minimum, ErrorCode::GreaterThan, "greater than"),
+            (nt.exclusive_maximum, ErrorCode::LessThan, "less than"),
+        ];
+        for (bound, code, words) in checks {
+            let Some(bound) = bound else { continue };
+            let violated = match code {
+                ErrorCode::GreaterThanEqual => f < bound,
+                ErrorCode::LessThanEqual => f > bound,
+                ErrorCode::GreaterThan => f <= bound,
+                _ => f >= bound,
+            };
+            if violated {
+                self.error(path, code, Some(input), format!("{words} {bound}"));
+                ok = false;
+            }
+        }
+        if let Some(m) = nt.multiple_of.filter(|&m| m > 0.0) {
+            let quotient = f / m;
+            // Tolerate the rounding of decimal fractions: 0.3 is a multiple of 0.1.
+            if (quotient - quotient.round()).abs() > 1e-9 * quotient.abs().max(1.0) {
+                self.error(
+                    path,
+                    ErrorCode::MultipleOf,
+                    Some(input),
+                    format!("a multiple of {m}"),
+                );
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    pub(super) fn boolean(&mut self, input: &Value, path: &Path<'_>) -> Option<Out> {
+        let (parsed, code) = match input {
+            Value::Bool(_) => return Some(Out::Same),
+            Value::String(text) => {
+                let word = text.trim().to_lowercase();
+                let parsed = match word.as_str() {
+                    "true" | "yes" | "on" | "1" => Some(true),
+                    "false" | "no" | "off" | "0" => Some(false),
+                    _ => None,
+                };
+                (parsed, RepairCode::BoolFromString)
+            }
+            Value::Number(n) => {
+                let parsed = match n.as_u64() {
+                    Some(1) if !n.is_f64() => Some(true),
+                    Some(0) if !n.is_f64() => Some(false),
+                    _ => None,
+                };
+                (parsed, RepairCode::BoolFromInt)
+            }
+            _ => {
+                return match self.unwrapped(input, path, A_BOOLEAN, |c, item| c.boolean(item, path))
+                {
+                    Some(value) => value,
+                    None => self.fail(path, ErrorCode::BoolType, Some(input), A_BOOLEAN),
+                };
+            }
+        };
+        match parsed {
+            Some(b) => {
+                let to = Value::Bool(b);
+                self.repair(path, code, A_BOOLEAN, input, &to)
+                    .then_some(Out::New(to))
+            }
+            None => self.fail(path, ErrorCode::BoolParsing, Some(input), A_BOOLEAN),
+        }
+    }
+
+    pub(super) fn enumeration(
+        &mut self,
+        et: &EnumType,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> Option<Out> {
+        let found = match input {
+            Value::String(text) => match_enum_text(et, text),
+            Value::Number(number) => {
+                match int_of_number(number).ok().and_then(|n| find_integer(et, n)) {
+                    Some(variant) => EnumMatch::Exact(variant),
+                    None => self.enum_from_scalar(et, input),
+                }
+            }
+            Value::Bool(_) => self.enum_from_scalar(et, input),
+            _ => {
+                let unwrapped = self.unwrapped(input, path, AN_ALLOWED_VALUE, |c, item| {
+                    c.enumeration(et, item, path)
+                });
+                if let Some(value) = unwrapped {
+                    return value;
+                }
+                EnumMatch::NoMatch
+            }
+        };
+        match found {
+            EnumMatch::Exact(variant) => Some(match (&variant.value, input) {
+                (EnumValue::String(value), Value::String(given)) if value == given => Out::Same,
+                (EnumValue::Integer(_), Value::Number(given)) if !given.is_f64() => Out::Same,
+                (value, _) => Out::New(value.to_json()),
+            }),
+            EnumMatch::Repaired(variant, codes) => {
+                let to = variant.value.to_json();
+                for &code in codes {
+                    if !self.repair(path, code, AN_ALLOWED_VALUE, input, &to) {
+                        return None;
+                    }
+                }
+                Some(Out::New(to))
+            }
+            EnumMatch::Ambiguous | EnumMatch::NoMatch => {
+                let allowed = et.variants.iter().map(|v| v.value.to_string()).collect();
+                self.fail_allowed(path, ErrorCode::Enum, input, AN_ALLOWED_VALUE, allowed)
+            }
+        }
+    }
+
+    /// A boolean or number naming exactly one string value, ignoring case.
+    fn enum_from_scalar<'e>(&self, et: &'e EnumType, input: &Value) -> EnumMatch<'e> {
+        let Some(text) = scalar_text(input) else {
+            return EnumMatch::NoMatch;
+        };
+        match find_unique(et, |candidate| candidate.eq_ignore_ascii_case(&text)) {
+            Found::One(variant) => EnumMatch::Repaired(variant, &[RepairCode::EnumFromScalar]),
+            Found::Several => EnumMatch::Ambiguous,
+            Found::None => EnumMatch::NoMatch,
+        }
+    }
+
+    /// An enum map key in its canonical spelling; errors and repairs are at `path`, the key's.
+    pub(super) fn enum_key(&mut self, et: &EnumType, key: &str, path: &Path<'_>) -> Option<String> {
+        if let Found::One(variant) = find_unique(et, |candidate| candidate == key) {
+            return Some(variant.value.to_string());
+        }
+        let given = Value::String(key.to_owned());
+        Some(
+            match self.enumeration(et, &given, path)?.into_value(&given) {
+                Value::String(s) => s,
+                other => other.to_string(),
+            },
+        )
+    }
+}

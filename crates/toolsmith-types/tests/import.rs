@@ -1,0 +1,689 @@
+//! JSON Schema import: each keyword of the tool-definition subset, and each rejection.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+use toolsmith_types::{
+    ArrayType, Dialect, EnumType, Field, IntegerType, MapKeys, MapType, NumberType, Pattern,
+    StringType, StructType, TaggedUnion, Type, TypeGraph, emit, import,
+};
+
+fn root(schema: Value) -> Type {
+    import(&schema).unwrap().root
+}
+
+/// The paths of every error import reports.
+fn error_paths(schema: Value) -> Vec<String> {
+    import(&schema)
+        .unwrap_err()
+        .iter()
+        .map(|e| e.path.clone())
+        .collect()
+}
+
+fn closed(fields: Vec<Field>) -> Type {
+    Type::Struct(StructType {
+        fields,
+        ..StructType::default()
+    })
+}
+
+// ---- scalars ----
+
+#[test]
+fn string_with_constraints() {
+    let ty = root(json!({
+        "type": "string", "minLength": 2, "maxLength": 8, "pattern": "^[a-z]+$", "format": "hostname"
+    }));
+    assert_eq!(
+        ty,
+        Type::String(StringType {
+            min_length: Some(2),
+            max_length: Some(8),
+            pattern: Some(Pattern::new("^[a-z]+$").unwrap()),
+            format: Some("hostname".to_owned()),
+        })
+    );
+}
+
+#[test]
+fn integer_with_bounds() {
+    let ty = root(json!({
+        "type": "integer", "minimum": 1, "maximum": 10, "exclusiveMinimum": 0,
+        "exclusiveMaximum": 11, "multipleOf": 3
+    }));
+    assert_eq!(
+        ty,
+        Type::Integer(IntegerType {
+            minimum: Some(1),
+            maximum: Some(10),
+            exclusive_minimum: Some(0),
+            exclusive_maximum: Some(11),
+            multiple_of: Some(3),
+        })
+    );
+}
+
+#[test]
+fn integer_bound_past_the_64_bit_range_is_no_bound() {
+    let ty = root(json!({"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64}));
+    assert_eq!(
+        ty,
+        Type::Integer(IntegerType {
+            minimum: Some(0),
+            ..IntegerType::default()
+        })
+    );
+}
+
+#[test]
+fn fractional_integer_bound_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "integer", "minimum": 1.5})),
+        ["/minimum"]
+    );
+}
+
+#[test]
+fn number_with_bounds() {
+    let ty =
+        root(json!({"type": "number", "minimum": 0.5, "exclusiveMaximum": 2, "multipleOf": 0.5}));
+    assert_eq!(
+        ty,
+        Type::Number(NumberType {
+            minimum: Some(0.5),
+            exclusive_maximum: Some(2.0),
+            multiple_of: Some(0.5),
+            ..NumberType::default()
+        })
+    );
+}
+
+#[test]
+fn draft4_boolean_exclusive_minimum_makes_minimum_exclusive() {
+    let ty = root(json!({"type": "integer", "minimum": 0, "exclusiveMinimum": true}));
+    assert_eq!(
+        ty,
+        Type::Integer(IntegerType {
+            exclusive_minimum: Some(0),
+            ..IntegerType::default()
+        })
+    );
+}
+
+#[test]
+fn boolean_type() {
+    assert_eq!(root(json!({"type": "boolean"})), Type::Boolean);
+}
+
+#[test]
+fn empty_schema_and_true_are_any() {
+    assert_eq!(root(json!({})), Type::Any);
+    assert_eq!(root(json!(true)), Type::Any);
+    assert_eq!(root(json!({"description": "anything"})), Type::Any);
+}
+
+#[test]
+fn type_array_with_null_is_nilable() {
+    assert_eq!(
+        root(json!({"type": ["string", "null"]})),
+        Type::nilable(Type::string())
+    );
+}
+
+#[test]
+fn type_array_of_two_types_is_a_union_sharing_constraints() {
+    let ty = root(json!({"type": ["string", "integer"], "maxLength": 3, "minimum": 0}));
+    assert_eq!(
+        ty,
+        Type::Union(vec![
+            Type::String(StringType {
+                max_length: Some(3),
+                ..StringType::default()
+            }),
+            Type::Integer(IntegerType {
+                minimum: Some(0),
+                ..IntegerType::default()
+            }),
+        ])
+    );
+}
+
+#[test]
+fn nullable_true_is_nilable() {
+    assert_eq!(
+        root(json!({"type": "integer", "nullable": true})),
+        Type::nilable(Type::integer())
+    );
+}
+
+// ---- enums and const ----
+
+#[test]
+fn string_enum_keeps_order() {
+    assert_eq!(
+        root(json!({"type": "string", "enum": ["b", "a", "c"], "description": "Letters"})),
+        Type::Enum(EnumType::strings(["b", "a", "c"]).describe("Letters"))
+    );
+}
+
+#[test]
+fn integer_enum() {
+    assert_eq!(
+        root(json!({"type": "integer", "enum": [3, 1]})),
+        Type::Enum(EnumType::integers([3, 1]))
+    );
+}
+
+#[test]
+fn enum_with_null_and_null_type_is_a_nilable_enum() {
+    assert_eq!(
+        root(json!({"type": ["string", "null"], "enum": ["metric", "imperial", null]})),
+        Type::nilable(Type::Enum(EnumType::strings(["metric", "imperial"])))
+    );
+}
+
+#[test]
+fn enum_without_null_stays_required_even_under_a_null_type() {
+    // What JSON Schema says: `enum` does not allow null, so null is invalid.
+    assert_eq!(
+        root(json!({"type": ["string", "null"], "enum": ["a"]})),
+        Type::Enum(EnumType::strings(["a"]))
+    );
+}
+
+#[test]
+fn enum_value_that_does_not_fit_type_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "string", "enum": ["a", 1]})),
+        ["/enum/1"]
+    );
+}
+
+#[test]
+fn enum_of_floats_or_objects_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"enum": [1.5, {"a": 1}]})),
+        ["/enum/0", "/enum/1"]
+    );
+}
+
+#[test]
+fn string_const_is_a_one_value_enum() {
+    assert_eq!(
+        root(json!({"const": "only"})),
+        Type::Enum(EnumType::strings(["only"]))
+    );
+}
+
+#[test]
+fn boolean_const_is_rejected() {
+    assert_eq!(error_paths(json!({"const": true})), ["/const"]);
+}
+
+// ---- objects ----
+
+#[test]
+fn properties_and_required_make_a_closed_struct() {
+    let ty = root(json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "The city"},
+            "days": {"type": "integer", "default": 3}
+        },
+        "required": ["city"]
+    }));
+    assert_eq!(
+        ty,
+        closed(vec![
+            Field::new("city", Type::string()).describe("The city"),
+            Field::new("days", Type::integer()).default_value(json!(3)),
+        ])
+    );
+}
+
+#[test]
+fn properties_without_type_mean_an_object() {
+    assert_eq!(
+        root(json!({"properties": {"a": {"type": "boolean"}}, "required": ["a"]})),
+        closed(vec![Field::new("a", Type::Boolean)])
+    );
+}
+
+#[test]
+fn title_names_the_struct_and_description_describes_it() {
+    let ty = root(
+        json!({"type": "object", "title": "Point", "description": "A point", "properties": {}}),
+    );
+    assert_eq!(
+        ty,
+        Type::Struct(StructType::new("Point").describe("A point"))
+    );
+}
+
+#[test]
+fn additional_properties_true_opens_a_struct() {
+    let Type::Struct(s) = root(json!({
+        "type": "object", "properties": {"a": {"type": "string"}}, "additionalProperties": true
+    })) else {
+        panic!("a struct")
+    };
+    assert_eq!(s.additional, Some(Box::new(Type::Any)));
+}
+
+#[test]
+fn additional_properties_schema_types_extra_keys() {
+    let Type::Struct(s) = root(json!({
+        "type": "object", "properties": {"a": {"type": "string"}},
+        "additionalProperties": {"type": "integer"}
+    })) else {
+        panic!("a struct")
+    };
+    assert_eq!(s.additional, Some(Box::new(Type::integer())));
+}
+
+#[test]
+fn object_without_properties_is_a_map_of_anything() {
+    assert_eq!(root(json!({"type": "object"})), Type::map(Type::Any));
+}
+
+#[test]
+fn object_without_properties_is_a_map_of_additional_properties() {
+    assert_eq!(
+        root(json!({"type": "object", "additionalProperties": {"type": "number"}})),
+        Type::map(Type::number())
+    );
+}
+
+#[test]
+fn object_allowing_no_keys_is_an_empty_struct() {
+    assert_eq!(
+        root(json!({"type": "object", "additionalProperties": false})),
+        Type::Struct(StructType::anonymous())
+    );
+}
+
+#[test]
+fn property_names_enum_gives_enum_keys() {
+    assert_eq!(
+        root(json!({
+            "type": "object", "additionalProperties": {"type": "integer"},
+            "propertyNames": {"enum": ["low", "high"]}
+        })),
+        Type::Map(MapType {
+            keys: MapKeys::Enum(EnumType::strings(["low", "high"])),
+            values: Box::new(Type::integer()),
+        })
+    );
+}
+
+#[test]
+fn property_names_pattern_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "object", "propertyNames": {"pattern": "^a"}})),
+        ["/propertyNames/pattern", "/propertyNames"]
+    );
+}
+
+#[test]
+fn required_name_missing_from_properties_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "object", "properties": {}, "required": ["ghost"]})),
+        ["/required/0"]
+    );
+}
+
+// ---- arrays ----
+
+#[test]
+fn items_and_length_bounds() {
+    assert_eq!(
+        root(json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4})),
+        Type::Array(ArrayType {
+            items: Box::new(Type::string()),
+            min_items: Some(1),
+            max_items: Some(4),
+        })
+    );
+}
+
+#[test]
+fn array_without_items_holds_anything() {
+    assert_eq!(root(json!({"type": "array"})), Type::array(Type::Any));
+}
+
+#[test]
+fn tuple_items_are_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "array", "items": [{"type": "string"}]})),
+        ["/items"]
+    );
+}
+
+// ---- unions ----
+
+#[test]
+fn any_of_with_null_is_nilable() {
+    assert_eq!(
+        root(json!({"anyOf": [{"type": "integer"}, {"type": "null"}]})),
+        Type::nilable(Type::integer())
+    );
+}
+
+#[test]
+fn any_of_scalars_is_a_union() {
+    assert_eq!(
+        root(json!({"anyOf": [{"type": "string"}, {"type": "boolean"}]})),
+        Type::Union(vec![Type::string(), Type::Boolean])
+    );
+}
+
+#[test]
+fn one_of_is_read_as_a_union() {
+    assert_eq!(
+        root(json!({"oneOf": [{"type": "string"}, {"type": "boolean"}]})),
+        Type::Union(vec![Type::string(), Type::Boolean])
+    );
+}
+
+#[test]
+fn any_of_variants_with_type_const_is_a_tagged_union() {
+    let ty = root(json!({"anyOf": [
+        {"type": "object", "properties": {
+            "_type": {"type": "string", "const": "Circle"}, "radius": {"type": "number"}
+        }, "required": ["_type", "radius"], "additionalProperties": false},
+        {"type": "object", "title": "Box", "properties": {
+            "_type": {"type": "string", "enum": ["Square"]}, "side": {"type": "number"}
+        }, "required": ["_type", "side"]}
+    ]}));
+    assert_eq!(
+        ty,
+        Type::Tagged(
+            TaggedUnion::new()
+                .variant(
+                    "Circle",
+                    Type::Struct(
+                        StructType::new("Circle").field(Field::new("radius", Type::number()))
+                    ),
+                )
+                .variant(
+                    "Square",
+                    Type::Struct(StructType::new("Box").field(Field::new("side", Type::number()))),
+                )
+        )
+    );
+}
+
+#[test]
+fn objects_with_an_optional_type_property_stay_an_untagged_union() {
+    let ty = root(json!({"anyOf": [
+        {"type": "object", "properties": {"_type": {"const": "A"}}},
+        {"type": "object", "properties": {"_type": {"const": "B"}}}
+    ]}));
+    assert!(
+        matches!(ty, Type::Union(ref members) if members.len() == 2),
+        "{ty:?}"
+    );
+}
+
+// ---- references ----
+
+#[test]
+fn ref_into_defs_is_a_named_definition() {
+    let graph = import(&json!({
+        "type": "array", "items": {"$ref": "#/$defs/Tag"},
+        "$defs": {"Tag": {"type": "string"}, "Unused": {"type": "integer"}}
+    }))
+    .unwrap();
+    assert_eq!(graph.root, Type::array(Type::reference("Tag")));
+    assert_eq!(graph.defs.len(), 1);
+    assert_eq!(graph.defs["Tag"], Type::string());
+}
+
+#[test]
+fn ref_into_definitions_is_a_named_definition() {
+    let graph = import(&json!({
+        "$ref": "#/definitions/Flag", "definitions": {"Flag": {"type": "boolean"}}
+    }))
+    .unwrap();
+    assert_eq!(graph.root, Type::reference("Flag"));
+    assert_eq!(graph.defs["Flag"], Type::Boolean);
+}
+
+#[test]
+fn recursive_definition_imports_as_a_recursive_type() {
+    let graph = import(&json!({
+        "$ref": "#/$defs/Node",
+        "$defs": {"Node": {"type": "object", "properties": {
+            "label": {"type": "string"},
+            "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}
+        }, "required": ["label", "children"]}}
+    }))
+    .unwrap();
+    assert_eq!(
+        graph.defs["Node"],
+        Type::Struct(
+            StructType::new("Node")
+                .field(Field::new("label", Type::string()))
+                .field(Field::new("children", Type::array(Type::reference("Node"))))
+        )
+    );
+    assert!(graph.dangling_refs().is_empty());
+}
+
+#[test]
+fn escaped_definition_names_round_trip() {
+    let graph = TypeGraph {
+        root: Type::reference("a/b c~"),
+        defs: [("a/b c~".to_owned(), Type::Boolean)].into_iter().collect(),
+    };
+    let schema = emit(&graph, Dialect::JsonSchema).unwrap();
+    assert_eq!(import(&schema).unwrap(), graph);
+}
+
+#[test]
+fn ref_to_a_missing_definition_is_rejected() {
+    assert_eq!(error_paths(json!({"$ref": "#/$defs/Nope"})), ["/$ref"]);
+}
+
+#[test]
+fn ref_outside_defs_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"$ref": "https://example.com/schema.json"})),
+        ["/$ref"]
+    );
+    assert_eq!(
+        error_paths(json!({"$ref": "#/$defs/A/properties/b", "$defs": {"A": {}}})),
+        ["/$ref"]
+    );
+}
+
+#[test]
+fn cycle_of_bare_references_is_rejected() {
+    assert_eq!(
+        error_paths(
+            json!({"$ref": "#/$defs/A", "$defs": {"A": {"$ref": "#/$defs/B"}, "B": {"$ref": "#/$defs/A"}}})
+        ),
+        ["/$defs/A", "/$defs/B"]
+    );
+}
+
+#[test]
+fn defs_below_the_root_are_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "array", "items": {"$defs": {}}})),
+        ["/items/$defs"]
+    );
+}
+
+#[test]
+fn keyword_beside_ref_is_rejected_but_description_is_kept() {
+    assert_eq!(
+        error_paths(
+            json!({"$ref": "#/$defs/A", "minimum": 1, "$defs": {"A": {"type": "integer"}}})
+        ),
+        ["/minimum"]
+    );
+    assert!(
+        import(&json!({"$ref": "#/$defs/A", "description": "an A", "$defs": {"A": {}}})).is_ok()
+    );
+}
+
+// ---- annotations and rejections ----
+
+#[test]
+fn annotation_keywords_are_ignored() {
+    let ty = root(json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "urn:x",
+        "$comment": "c", "title": "T", "type": "string", "examples": ["a"],
+        "deprecated": false, "readOnly": false, "writeOnly": false
+    }));
+    assert_eq!(ty, Type::string());
+}
+
+#[test]
+fn every_unsupported_keyword_is_reported_at_its_path() {
+    for keyword in [
+        "allOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "patternProperties",
+        "prefixItems",
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "contains",
+        "uniqueItems",
+        "minProperties",
+        "$anchor",
+        "x-custom",
+    ] {
+        let mut schema = json!({"type": "object", "properties": {"a": {"type": "string"}}});
+        schema["properties"]["a"][keyword] = json!({});
+        let errors = import(&schema).unwrap_err();
+        assert_eq!(errors.len(), 1, "{keyword}: {errors}");
+        assert_eq!(errors.0[0].path, format!("/properties/a/{keyword}"));
+        assert!(
+            errors.0[0].message.contains(keyword),
+            "{}",
+            errors.0[0].message
+        );
+    }
+}
+
+#[test]
+fn all_errors_are_collected() {
+    let paths = error_paths(json!({
+        "type": "object",
+        "properties": {
+            "a": {"allOf": []},
+            "b": {"type": "array", "items": {"not": {}}},
+            "c": {"type": "strin"}
+        }
+    }));
+    assert_eq!(
+        paths,
+        [
+            "/properties/a/allOf",
+            "/properties/b/items/not",
+            "/properties/c/type"
+        ]
+    );
+}
+
+#[test]
+fn constraint_for_another_type_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "string", "minimum": 1})),
+        ["/minimum"]
+    );
+}
+
+#[test]
+fn constraint_without_type_is_rejected() {
+    assert_eq!(error_paths(json!({"minLength": 1})), [""]);
+}
+
+#[test]
+fn invalid_pattern_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "string", "pattern": "("})),
+        ["/pattern"]
+    );
+}
+
+#[test]
+fn false_schema_is_rejected() {
+    assert_eq!(
+        error_paths(json!({"type": "array", "items": false})),
+        ["/items"]
+    );
+}
+
+#[test]
+fn schema_that_only_accepts_null_is_rejected() {
+    assert_eq!(error_paths(json!({"type": "null"})), [""]);
+}
+
+#[test]
+fn deeply_nested_schema_is_an_error_not_a_stack_overflow() {
+    let mut schema = json!({"type": "string"});
+    for _ in 0..10_000 {
+        // Built by hand: `json!` would re-serialize the nested value at every level.
+        let mut level = serde_json::Map::new();
+        level.insert("type".to_owned(), json!("array"));
+        level.insert("items".to_owned(), schema);
+        schema = Value::Object(level);
+    }
+    let errors = import(&schema).unwrap_err();
+    assert_eq!(errors.len(), 1);
+    assert!(
+        errors.0[0].message.contains("deeper than 128"),
+        "{}",
+        errors.0[0]
+    );
+    assert_eq!(errors.0[0].path.matches("/items").count(), 129);
+    // Dropping a 10 000-level value recursively would itself overflow a test thread's stack.
+    std::mem::forget(schema);
+}
+
+#[test]
+fn deeply_nested_default_is_rejected() {
+    let mut default = json!(1);
+    for _ in 0..200 {
+        default = json!([default]);
+    }
+    let schema = json!({"type": "object", "properties": {"a": {"default": default}}});
+    assert_eq!(error_paths(schema), ["/properties/a/default"]);
+}
+
+#[test]
+fn error_renders_with_its_path() {
+    let errors = import(&json!({"allOf": []})).unwrap_err();
+    assert_eq!(errors.to_string(), "/allOf: unsupported keyword `allOf`");
+}
+
+// ---- round trip of the reference shapes ----
+
+#[test]
+fn weather_lookup_parameters_import() {
+    let ty = root(json!({
+        "type": "object",
+        "properties": {
+            "city": {"type": "string", "description": "Parameter city"},
+            "units": {"type": ["string", "null"], "description": "Parameter units (optional)"}
+        },
+        "required": ["city"]
+    }));
+    assert_eq!(
+        ty,
+        closed(vec![
+            Field::new("city", Type::string()).describe("Parameter city"),
+            Field::new("units", Type::nilable(Type::string()))
+                .describe("Parameter units (optional)")
+                .optional(),
+        ])
+    );
+}
