@@ -14,11 +14,13 @@ use std::ops::ControlFlow;
 
 use jsonc_parser::errors::{ParseError, ParseErrorKind};
 use jsonc_parser::{CollectOptions, ParseOptions, ast, parse_to_ast};
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
-use crate::coerce::{Coerced, coerce, coerce_owned};
+use crate::coerce::{Coerced, coerce, coerce_owned, is_canonical_text};
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
 use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
@@ -113,6 +115,83 @@ pub fn coerce_arguments(
             errors.extend(value_errors);
             Err(CoerceErrors(errors))
         }
+    }
+}
+
+/// Arguments coerced and deserialized into the Rust type that takes them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Deserialized<T> {
+    /// The arguments as the Rust type.
+    pub value: T,
+    /// Every repair made on the way, as [`coerce_arguments`] reports them.
+    pub repairs: Vec<Repair>,
+}
+
+/// Reads and coerces `arguments` as [`coerce_arguments`] does, then deserializes the canonical
+/// value into `T`, whose [`Describe`](crate::Describe) is `graph`.
+///
+/// Clean text (already the canonical value: the common case) is checked in one streaming pass
+/// and deserialized straight from the text, without building a `serde_json::Value`; anything
+/// else takes the full coercion, and then serde builds `T` from the canonical value. Both paths
+/// give the same `T` and the same repairs.
+///
+/// ```
+/// use toolsmith_types::{deserialize_arguments, Arguments, Describe, Policy};
+/// use toolsmith_types::{define, Definitions, Field, StructType, Type};
+///
+/// #[derive(serde::Deserialize)]
+/// struct Args { count: u32 }
+///
+/// impl Describe for Args {
+///     fn describe(defs: &mut Definitions) -> Type {
+///         define(defs, "Args", |defs| {
+///             Type::Struct(StructType::new("Args").field(Field::new("count", u32::describe(defs))))
+///         })
+///     }
+/// }
+///
+/// let graph = Args::type_graph();
+/// let clean = deserialize_arguments::<Args>(&graph, Arguments::Text(r#"{"count": 3}"#), &Policy::default())?;
+/// assert_eq!((clean.value.count, clean.repairs.len()), (3, 0));
+/// let messy = deserialize_arguments::<Args>(&graph, Arguments::Text(r#"{"count": "3"}"#), &Policy::default())?;
+/// assert_eq!((messy.value.count, messy.repairs.len()), (3, 1));
+/// # Ok::<(), toolsmith_types::CoerceErrors>(())
+/// ```
+///
+/// # Errors
+/// Every problem with the text or the values; `type_mismatch` when the canonical value fits
+/// `graph` but `T` rejects it (its `Describe` and `Deserialize` disagree).
+pub fn deserialize_arguments<T: DeserializeOwned>(
+    graph: &TypeGraph,
+    arguments: Arguments<'_>,
+    policy: &Policy,
+) -> Result<Deserialized<T>, CoerceErrors> {
+    let text = match arguments {
+        Arguments::Text(text) => Some(text),
+        Arguments::Json(Value::String(text)) => Some(text.as_str()),
+        Arguments::Json(_) => None,
+    };
+    if let Some(text) = text
+        && is_canonical_text(graph, text, &policy.limits)
+        && let Ok(value) = serde_json::from_str::<T>(text)
+    {
+        return Ok(Deserialized {
+            value,
+            repairs: Vec::new(),
+        });
+    }
+    let coerced = coerce_arguments(graph, arguments, policy)?;
+    match serde_json::from_value::<T>(coerced.value) {
+        Ok(value) => Ok(Deserialized {
+            value,
+            repairs: coerced.repairs,
+        }),
+        Err(error) => Err(CoerceErrors(vec![CoerceError::new(
+            "",
+            ErrorCode::TypeMismatch,
+            None,
+            format!("a value the Rust type accepts ({error})"),
+        )])),
     }
 }
 

@@ -222,6 +222,9 @@ pub enum ErrorCode {
     RepairRefused,
     /// The type itself is broken (a reference to no definition).
     SchemaInvalid,
+    /// The value fits the type, but the Rust type it is deserialized into rejects it: the
+    /// type's `Describe` and its `Deserialize` disagree.
+    TypeMismatch,
 }
 
 impl ErrorCode {

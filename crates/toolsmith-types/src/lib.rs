@@ -31,7 +31,10 @@ mod import;
 mod policy;
 mod ty;
 
-pub use args::{Arguments, ParsedArguments, coerce_arguments, parse_arguments};
+pub use args::{
+    Arguments, Deserialized, ParsedArguments, coerce_arguments, deserialize_arguments,
+    parse_arguments,
+};
 pub use coerce::{Coerced, coerce, coerce_owned};
 pub use describe::{Describe, define};
 pub use diagnostics::{

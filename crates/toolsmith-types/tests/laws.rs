@@ -6,7 +6,10 @@ mod support;
 
 use proptest::prelude::*;
 use serde_json::Value;
-use toolsmith_types::{Dialect, Policy, TypeGraph, coerce, emit, import};
+use toolsmith_types::{
+    Arguments, Dialect, Field, Policy, StructType, Type, TypeGraph, coerce, coerce_arguments,
+    deserialize_arguments, emit, import,
+};
 
 use support::{arb_graph, arb_graph_and_input, arb_graph_and_value, arb_json, normalize};
 
@@ -19,6 +22,34 @@ fn config() -> ProptestConfig {
 
 fn schema_of(graph: &TypeGraph) -> Value {
     emit(graph, Dialect::JsonSchema).unwrap()
+}
+
+/// `graph` as the one field `x` of an arguments object, and `value` as that object's text.
+fn as_arguments(graph: &TypeGraph, value: &Value) -> (TypeGraph, String) {
+    let root = Type::Struct(StructType::anonymous().field(Field::new("x", graph.root.clone())));
+    let wrapped = TypeGraph {
+        root,
+        defs: graph.defs.clone(),
+    };
+    (wrapped, serde_json::json!({ "x": value }).to_string())
+}
+
+/// Deserializing arguments (which skips coercion for canonical text) agrees with coercing them.
+fn fast_path_agrees_with_coercion(graph: &TypeGraph, value: &Value) -> Result<(), TestCaseError> {
+    let (graph, text) = as_arguments(graph, value);
+    for policy in [Policy::default(), Policy::strict()] {
+        let coerced = coerce_arguments(&graph, Arguments::Text(&text), &policy);
+        let deserialized = deserialize_arguments::<Value>(&graph, Arguments::Text(&text), &policy);
+        match (coerced, deserialized) {
+            (Ok(c), Ok(d)) => {
+                prop_assert_eq!(&c.value, &d.value, "{}", text);
+                prop_assert_eq!(&c.repairs, &d.repairs, "{}", text);
+            }
+            (Err(c), Err(d)) => prop_assert_eq!(c, d, "{}", text),
+            (c, d) => prop_assert!(false, "{}\ncoerced: {:?}\ndeserialized: {:?}", text, c, d),
+        }
+    }
+    Ok(())
 }
 
 fn validator(graph: &TypeGraph) -> jsonschema::Validator {
@@ -86,5 +117,19 @@ proptest! {
     fn coercion_of_arbitrary_json_never_panics(graph in arb_graph(), input in arb_json()) {
         let _ = coerce(&graph, &input, &Policy::default());
         let _ = coerce(&graph, &input, &Policy::strict());
+    }
+
+    /// The clean fast path of `deserialize_arguments` gives what coercion gives, for canonical
+    /// values.
+    #[test]
+    fn deserializing_canonical_arguments_agrees_with_coercion((graph, value) in arb_graph_and_value()) {
+        fast_path_agrees_with_coercion(&graph, &value)?;
+    }
+
+    /// ... and for arbitrary, mostly messy, inputs: the fast path never accepts what coercion
+    /// would change or reject.
+    #[test]
+    fn deserializing_messy_arguments_agrees_with_coercion((graph, input) in arb_graph_and_input()) {
+        fast_path_agrees_with_coercion(&graph, &input)?;
     }
 }

@@ -10,6 +10,7 @@
 //! (references, unions, wrapping a value in an array) are bounded separately, so no type and no
 //! input can overflow the stack.
 
+mod canonical;
 mod compound;
 mod path;
 mod scalar;
@@ -23,6 +24,8 @@ use crate::policy::{Mode, Policy};
 use crate::ty::{Type, TypeGraph};
 
 use path::Path;
+
+pub(crate) use canonical::is_canonical_text;
 
 /// A successful coercion: the canonical value and every repair made to reach it.
 #[derive(Debug, Clone, PartialEq)]

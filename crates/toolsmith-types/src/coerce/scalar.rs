@@ -25,7 +25,7 @@ fn singleton(input: &Value) -> Option<&Value> {
 }
 
 /// An integer anywhere in the `i64` or `u64` range.
-type Int = i128;
+pub(super) type Int = i128;
 
 fn int_to_json(n: Int) -> Value {
     if let Ok(signed) = i64::try_from(n) {
@@ -287,29 +287,19 @@ impl<'g> Coercer<'g> {
     }
 
     fn check_string(&mut self, st: &StringType, s: &str, input: &Value, path: &Path<'_>) -> bool {
-        let mut ok = true;
-        if st.min_length.is_some() || st.max_length.is_some() {
-            let chars = s.chars().count() as u64;
-            if let Some(min) = st.min_length.filter(|&min| chars < min) {
-                let expected = format!("at least {min} characters");
-                self.error(path, ErrorCode::StringTooShort, Some(input), expected);
-                ok = false;
-            }
-            if let Some(max) = st.max_length.filter(|&max| chars > max) {
-                let expected = format!("at most {max} characters");
-                self.error(path, ErrorCode::StringTooLong, Some(input), expected);
-                ok = false;
-            }
-        }
-        if let Some(pattern) = st.pattern.as_ref().filter(|p| !p.is_match(s)) {
-            let expected = format!("text matching the pattern `{}`", pattern.as_str());
-            self.error(
-                path,
-                ErrorCode::StringPatternMismatch,
-                Some(input),
-                expected,
-            );
-            ok = false;
+        self.record_violations(string_violations(st, s), input, path)
+    }
+
+    /// Records each constraint violation as an error at `path`; whether there were none.
+    fn record_violations(
+        &mut self,
+        violations: Vec<(ErrorCode, String)>,
+        input: &Value,
+        path: &Path<'_>,
+    ) -> bool {
+        let ok = violations.is_empty();
+        for (code, expected) in violations {
+            self.error(path, code, Some(input), expected);
         }
         ok
     }
@@ -351,37 +341,7 @@ impl<'g> Coercer<'g> {
     }
 
     fn check_integer(&mut self, it: &IntegerType, n: Int, input: &Value, path: &Path<'_>) -> bool {
-        let mut ok = true;
-        let checks = [
-            (it.minimum, ErrorCode::GreaterThanEqual, "at least"),
-            (it.maximum, ErrorCode::LessThanEqual, "at most"),
-            (it.exclusive_minimum, ErrorCode::GreaterThan, "greater than"),
-            (it.exclusive_maximum, ErrorCode::LessThan, "less than"),
-        ];
-        for (bound, code, words) in checks {
-            let Some(bound) = bound else { continue };
-            let bound_int = Int::from(bound);
-            let violated = match code {
-                ErrorCode::GreaterThanEqual => n < bound_int,
-                ErrorCode::LessThanEqual => n > bound_int,
-                ErrorCode::GreaterThan => n <= bound_int,
-                _ => n >= bound_int,
-            };
-            if violated {
-                self.error(path, code, Some(input), format!("{words} {bound}"));
-                ok = false;
-            }
-        }
-        if let Some(m) = it.multiple_of.filter(|&m| m > 0 && n % Int::from(m) != 0) {
-            self.error(
-                path,
-                ErrorCode::MultipleOf,
-                Some(input),
-                format!("a multiple of {m}"),
-            );
-            ok = false;
-        }
-        ok
+        self.record_violations(integer_violations(it, n), input, path)
     }
 
     pub(super) fn number(
@@ -414,40 +374,7 @@ impl<'g> Coercer<'g> {
     }
 
     fn check_number(&mut self, nt: &NumberType, f: f64, input: &Value, path: &Path<'_>) -> bool {
-        let mut ok = true;
-        let checks = [
-            (nt.minimum, ErrorCode::GreaterThanEqual, "at least"),
-            (nt.maximum, ErrorCode::LessThanEqual, "at most"),
-            (nt.exclusive_minimum, ErrorCode::GreaterThan, "greater than"),
-            (nt.exclusive_maximum, ErrorCode::LessThan, "less than"),
-        ];
-        for (bound, code, words) in checks {
-            let Some(bound) = bound else { continue };
-            let violated = match code {
-                ErrorCode::GreaterThanEqual => f < bound,
-                ErrorCode::LessThanEqual => f > bound,
-                ErrorCode::GreaterThan => f <= bound,
-                _ => f >= bound,
-            };
-            if violated {
-                self.error(path, code, Some(input), format!("{words} {bound}"));
-                ok = false;
-            }
-        }
-        if let Some(m) = nt.multiple_of.filter(|&m| m > 0.0) {
-            let quotient = f / m;
-            // Tolerate the rounding of decimal fractions: 0.3 is a multiple of 0.1.
-            if (quotient - quotient.round()).abs() > 1e-9 * quotient.abs().max(1.0) {
-                self.error(
-                    path,
-                    ErrorCode::MultipleOf,
-                    Some(input),
-                    format!("a multiple of {m}"),
-                );
-                ok = false;
-            }
-        }
-        ok
+        self.record_violations(number_violations(nt, f), input, path)
     }
 
     pub(super) fn boolean(&mut self, input: &Value, path: &Path<'_>) -> Option<Out> {
@@ -560,4 +487,99 @@ impl<'g> Coercer<'g> {
             },
         )
     }
+}
+
+/// The constraints of `st` that `s` breaks, each with its code and expectation (no allocation
+/// when there are none).
+pub(super) fn string_violations(st: &StringType, s: &str) -> Vec<(ErrorCode, String)> {
+    let mut out = Vec::new();
+    if st.min_length.is_some() || st.max_length.is_some() {
+        let chars = s.chars().count() as u64;
+        if let Some(min) = st.min_length.filter(|&min| chars < min) {
+            out.push((
+                ErrorCode::StringTooShort,
+                format!("at least {min} characters"),
+            ));
+        }
+        if let Some(max) = st.max_length.filter(|&max| chars > max) {
+            out.push((
+                ErrorCode::StringTooLong,
+                format!("at most {max} characters"),
+            ));
+        }
+    }
+    if let Some(pattern) = st.pattern.as_ref().filter(|p| !p.is_match(s)) {
+        let expected = format!("text matching the pattern `{}`", pattern.as_str());
+        out.push((ErrorCode::StringPatternMismatch, expected));
+    }
+    out
+}
+
+/// The bounds of an integer or number type, with the code and words of each.
+fn bounds<T: Copy>(
+    minimum: Option<T>,
+    maximum: Option<T>,
+    exclusive_minimum: Option<T>,
+    exclusive_maximum: Option<T>,
+) -> [(Option<T>, ErrorCode, &'static str); 4] {
+    [
+        (minimum, ErrorCode::GreaterThanEqual, "at least"),
+        (maximum, ErrorCode::LessThanEqual, "at most"),
+        (exclusive_minimum, ErrorCode::GreaterThan, "greater than"),
+        (exclusive_maximum, ErrorCode::LessThan, "less than"),
+    ]
+}
+
+/// Whether `n` breaks the bound that `code` stands for.
+fn breaks<T: PartialOrd>(code: ErrorCode, n: T, bound: T) -> bool {
+    match code {
+        ErrorCode::GreaterThanEqual => n < bound,
+        ErrorCode::LessThanEqual => n > bound,
+        ErrorCode::GreaterThan => n <= bound,
+        _ => n >= bound,
+    }
+}
+
+/// The constraints of `it` that `n` breaks.
+pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, String)> {
+    let mut out = Vec::new();
+    let checks = bounds(
+        it.minimum,
+        it.maximum,
+        it.exclusive_minimum,
+        it.exclusive_maximum,
+    );
+    for (bound, code, words) in checks {
+        if let Some(bound) = bound.filter(|&b| breaks(code, n, Int::from(b))) {
+            out.push((code, format!("{words} {bound}")));
+        }
+    }
+    if let Some(m) = it.multiple_of.filter(|&m| m > 0 && n % Int::from(m) != 0) {
+        out.push((ErrorCode::MultipleOf, format!("a multiple of {m}")));
+    }
+    out
+}
+
+/// The constraints of `nt` that `f` breaks.
+pub(super) fn number_violations(nt: &NumberType, f: f64) -> Vec<(ErrorCode, String)> {
+    let mut out = Vec::new();
+    let checks = bounds(
+        nt.minimum,
+        nt.maximum,
+        nt.exclusive_minimum,
+        nt.exclusive_maximum,
+    );
+    for (bound, code, words) in checks {
+        if let Some(bound) = bound.filter(|&b| breaks(code, f, b)) {
+            out.push((code, format!("{words} {bound}")));
+        }
+    }
+    if let Some(m) = nt.multiple_of.filter(|&m| m > 0.0) {
+        let quotient = f / m;
+        // Tolerate the rounding of decimal fractions: 0.3 is a multiple of 0.1.
+        if (quotient - quotient.round()).abs() > 1e-9 * quotient.abs().max(1.0) {
+            out.push((ErrorCode::MultipleOf, format!("a multiple of {m}")));
+        }
+    }
+    out
 }

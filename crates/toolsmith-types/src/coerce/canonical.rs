@@ -1,0 +1,402 @@
+//! A one-pass check that argument text is already the canonical value of a type.
+//!
+//! Most tool calls are clean. For those, the text can be deserialized straight into the Rust
+//! type, skipping the `Value` tree that coercion needs: this check streams over the text once,
+//! borrowing strings, and answers "canonical" only when coercion would return the same value
+//! with no repair. It is conservative: anything it is unsure of (an untagged union, a default to
+//! fill in, a `_type` that is not the first key) answers "no", and the full coercion decides.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+
+use super::scalar::{Int, integer_violations, number_violations, string_violations};
+use crate::policy::Limits;
+use crate::ty::{EnumType, EnumValue, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph};
+
+/// Whether `text` is exactly the canonical arguments for the root of `graph`: coercing it would
+/// give the parsed text back with no repair and no error.
+pub(crate) fn is_canonical_text(graph: &TypeGraph, text: &str, limits: &Limits) -> bool {
+    // Arguments are an object: anything else is for the full reading to report.
+    if text.len() > limits.max_input_bytes || !text.trim_start().starts_with('{') {
+        return false;
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let check = Check {
+        graph,
+        limits,
+        ty: &graph.root,
+        depth: 0,
+    };
+    check.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok()
+}
+
+/// The reason the check gives up; never shown to anyone (the full coercion then runs).
+#[derive(Debug)]
+struct NotCanonical;
+
+impl fmt::Display for NotCanonical {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not canonical")
+    }
+}
+
+impl std::error::Error for NotCanonical {}
+
+impl de::Error for NotCanonical {
+    fn custom<T: fmt::Display>(_: T) -> Self {
+        NotCanonical
+    }
+}
+
+fn no<T, E: de::Error>() -> Result<T, E> {
+    Err(E::custom(NotCanonical))
+}
+
+/// Checks one value against `ty` (which may be nilable or a reference).
+#[derive(Clone, Copy)]
+struct Check<'g> {
+    graph: &'g TypeGraph,
+    limits: &'g Limits,
+    ty: &'g Type,
+    depth: usize,
+}
+
+/// Where [`Check`] stands once references are followed.
+enum Target<'g> {
+    /// `null` is allowed; otherwise the inner type applies.
+    Nilable(&'g Type),
+    /// The type itself.
+    Plain(&'g Type),
+}
+
+impl<'g> Check<'g> {
+    fn child(&self, ty: &'g Type) -> Check<'g> {
+        Check {
+            ty,
+            depth: self.depth + 1,
+            ..*self
+        }
+    }
+
+    /// The type with references followed, and whether it accepts `null`.
+    fn target(&self) -> Option<Target<'g>> {
+        match self.graph.resolve(self.ty)? {
+            Type::Nilable(inner) => Some(Target::Nilable(self.graph.resolve(inner)?)),
+            ty => Some(Target::Plain(ty)),
+        }
+    }
+
+    /// The type a non-null value must have.
+    fn base<E: de::Error>(&self) -> Result<&'g Type, E> {
+        match self.target() {
+            Some(Target::Nilable(ty) | Target::Plain(ty)) => Ok(ty),
+            None => no(),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Check<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        if self.depth > self.limits.max_depth {
+            return no();
+        }
+        match self.base::<D::Error>()? {
+            Type::Any => deserializer.deserialize_any(AnyCheck {
+                limits: self.limits,
+                depth: self.depth,
+            }),
+            _ => deserializer.deserialize_any(self),
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Check<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a canonical value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        match self.target() {
+            Some(Target::Nilable(_)) => Ok(()),
+            _ => no(),
+        }
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        match self.base()? {
+            Type::Boolean => Ok(()),
+            _ => no(),
+        }
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.integer(Int::from(n))
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.integer(Int::from(n))
+    }
+
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
+        match self.base()? {
+            Type::Number(nt) if f.is_finite() && number_violations(nt, f).is_empty() => Ok(()),
+            _ => no(),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        if s.len() > self.limits.max_string_bytes {
+            return no();
+        }
+        match self.base()? {
+            Type::String(st) if string_violations(st, s).is_empty() => Ok(()),
+            Type::Enum(et) if names_value(et, s) => Ok(()),
+            _ => no(),
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let Type::Array(at) = self.base()? else {
+            return no();
+        };
+        let mut count: u64 = 0;
+        while seq.next_element_seed(self.child(&at.items))?.is_some() {
+            count += 1;
+            if count > self.limits.max_items as u64 {
+                return no();
+            }
+        }
+        let too_few = at.min_items.is_some_and(|min| count < min);
+        let too_many = at.max_items.is_some_and(|max| count > max);
+        if too_few || too_many { no() } else { Ok(()) }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        match self.base()? {
+            Type::Struct(st) => self.fields(st, &mut map, None),
+            Type::Tagged(tu) => self.tagged(tu, &mut map),
+            Type::Map(mt) => {
+                let mut seen = HashSet::new();
+                while let Some(key) = map.next_key_seed(Text)? {
+                    let key_ok = match &mt.keys {
+                        MapKeys::String => true,
+                        MapKeys::Enum(et) => names_value(et, &key),
+                    };
+                    if !key_ok || seen.len() >= self.limits.max_items || !seen.insert(key) {
+                        return no();
+                    }
+                    map.next_value_seed(self.child(&mt.values))?;
+                }
+                Ok(())
+            }
+            _ => no(),
+        }
+    }
+}
+
+impl<'g> Check<'g> {
+    fn integer<E: de::Error>(self, n: Int) -> Result<(), E> {
+        let ok = match self.base()? {
+            Type::Integer(it) => integer_violations(it, n).is_empty(),
+            Type::Number(nt) => number_violations(nt, n as f64).is_empty(),
+            Type::Enum(et) => et
+                .variants
+                .iter()
+                .any(|v| matches!(v.value, EnumValue::Integer(i) if Int::from(i) == n)),
+            _ => false,
+        };
+        if ok { Ok(()) } else { no() }
+    }
+
+    /// The fields of `st`, after `tag` (already read) when it is a tagged variant.
+    fn fields<'de, A: MapAccess<'de>>(
+        self,
+        st: &'g StructType,
+        map: &mut A,
+        tag: Option<&str>,
+    ) -> Result<(), A::Error> {
+        // One bit a field; structs wider than this go the long way.
+        if st.fields.len() > 128 {
+            return no();
+        }
+        let mut seen: u128 = 0;
+        let mut extra = HashSet::new();
+        let mut entries = usize::from(tag.is_some());
+        while let Some(key) = map.next_key_seed(Text)? {
+            entries += 1;
+            if entries > self.limits.max_items {
+                return no();
+            }
+            match st.fields.iter().position(|f| f.name == key) {
+                Some(i) => {
+                    let bit = 1u128 << i;
+                    if seen & bit != 0 {
+                        return no();
+                    }
+                    seen |= bit;
+                    // `null` for an optional field that is not nilable fails here: it is a repair.
+                    map.next_value_seed(self.child(&st.fields[i].ty))?;
+                }
+                None => match &st.additional {
+                    Some(extra_ty) if key != TYPE_TAG && !extra.contains(&key) => {
+                        extra.insert(key);
+                        map.next_value_seed(self.child(extra_ty))?;
+                    }
+                    _ => return no(),
+                },
+            }
+        }
+        let complete = st.fields.iter().enumerate().all(|(i, field)| {
+            seen & (1u128 << i) != 0 || (!field.required && field.default.is_none())
+        });
+        if complete { Ok(()) } else { no() }
+    }
+
+    /// A tagged union whose canonical value starts with `_type`.
+    fn tagged<'de, A: MapAccess<'de>>(
+        self,
+        tu: &'g TaggedUnion,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
+        if map.next_key_seed(Text)?.as_deref() != Some(TYPE_TAG) {
+            return no();
+        }
+        let tag = map.next_value_seed(Text)?;
+        let Some(variant) = tu.variants.iter().find(|v| v.tag == tag) else {
+            return no();
+        };
+        match self.graph.resolve(&variant.ty) {
+            Some(Type::Struct(st)) if st.get(TYPE_TAG).is_none() => {
+                self.fields(st, map, Some(&tag))
+            }
+            _ => no(),
+        }
+    }
+}
+
+/// Whether `s` is exactly one of the string values of `et` (an alias is not canonical).
+fn names_value(et: &EnumType, s: &str) -> bool {
+    et.variants
+        .iter()
+        .any(|v| matches!(&v.value, EnumValue::String(value) if value == s))
+}
+
+/// Checks any JSON within the limits, and that no object repeats a key (which argument text
+/// may not do).
+#[derive(Clone, Copy)]
+struct AnyCheck<'g> {
+    limits: &'g Limits,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for AnyCheck<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        if self.depth > self.limits.max_depth {
+            return no();
+        }
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AnyCheck<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        if s.len() > self.limits.max_string_bytes {
+            no()
+        } else {
+            Ok(())
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let child = AnyCheck {
+            depth: self.depth + 1,
+            ..self
+        };
+        let mut count = 0;
+        while seq.next_element_seed(child)?.is_some() {
+            count += 1;
+            if count > self.limits.max_items {
+                return no();
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let child = AnyCheck {
+            depth: self.depth + 1,
+            ..self
+        };
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key_seed(Text)? {
+            if seen.len() >= self.limits.max_items || !seen.insert(key) {
+                return no();
+            }
+            map.next_value_seed(child)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads a string, borrowing it from the text where it has no escapes. (`Cow<str>`'s own
+/// `Deserialize` always copies.)
+struct Text;
+
+impl<'de> DeserializeSeed<'de> for Text {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Text {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+}
