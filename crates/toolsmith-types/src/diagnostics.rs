@@ -88,6 +88,35 @@ impl RepairCode {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
+
+    /// What the repair did, in words, for logs.
+    pub fn describe(self) -> &'static str {
+        match self {
+            RepairCode::MarkdownFence => "removed a markdown code fence",
+            RepairCode::JsonComments => "removed comments",
+            RepairCode::TrailingComma => "dropped a trailing comma",
+            RepairCode::SingleQuotes => "read single-quoted strings",
+            RepairCode::UnquotedKeys => "read unquoted keys",
+            RepairCode::PythonLiterals => "read Python True/False/None",
+            RepairCode::DoubleEncoded => "decoded arguments sent as a JSON string",
+            RepairCode::IntFromString => "read an integer from text",
+            RepairCode::NumberFromString => "read a number from text",
+            RepairCode::BoolFromString => "read a boolean from text",
+            RepairCode::BoolFromInt => "read a boolean from 1 or 0",
+            RepairCode::StringFromNumber => "wrote a number as text",
+            RepairCode::UnwrapSingleton => "unwrapped a one-element array",
+            RepairCode::EnumCase => "matched an allowed value ignoring case and word style",
+            RepairCode::EnumTrimmed => "trimmed spaces or quotes around an allowed value",
+            RepairCode::EnumFromScalar => "matched an allowed value from a number or boolean",
+            RepairCode::ParsedJsonString => "parsed JSON sent inside a string",
+            RepairCode::WrapInArray => "wrapped a single value in an array",
+            RepairCode::KeyRenamed => "renamed a key to the declared field",
+            RepairCode::NullAsOmitted => "treated null as an omitted optional field",
+            RepairCode::UnionTagCase => "matched `_type` ignoring case",
+            RepairCode::UnionTagInferred => "inferred the missing `_type`",
+            RepairCode::ExtraIgnored => "dropped an undeclared key",
+        }
+    }
 }
 
 impl fmt::Display for RepairCode {
@@ -121,11 +150,19 @@ impl Repair {
     }
 
     /// A one-line description for logs.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolsmith_types::{Repair, RepairCode};
+    ///
+    /// let repair = Repair::new("/count", RepairCode::IntFromString, json!("42"), json!(42));
+    /// assert_eq!(repair.message(), "`count`: read an integer from text: \"42\" -> 42");
+    /// ```
     pub fn message(&self) -> String {
         format!(
-            "{}: {} ({} -> {})",
+            "{}: {}: {} -> {}",
             display_path(&self.path),
-            self.code,
+            self.code.describe(),
             short(&self.from),
             short(&self.to)
         )
