@@ -1,2 +1,185 @@
-//! Project automation.
-fn main() {}
+//! Project automation for the toolsmith workspace, run as `cargo xtask <task>`:
+//!
+//! - `ci`: the one command that says whether the tree is healthy (format, clippy, tests with
+//!   doctests, docs without warnings, a short fuzz run);
+//! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
+//! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
+//! - `bench`: the benchmarks, output passed through.
+//!
+//! xtask is a developer tool and must never be needed at run time: no crate of the workspace
+//! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
+//! argument vector, never through a shell. Exit codes: 0 success (or a task that honestly
+//! skipped, saying why), 1 a failed step, 2 a usage error.
+
+mod ci;
+mod fuzz;
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+const USAGE: &str = "\
+usage: cargo xtask <task>
+
+tasks:
+  ci                          fmt check, clippy -D warnings, tests (with doctests),
+                              docs without warnings, then a 20 s fuzz run per target
+  fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
+                              for N seconds each (default 20)
+  deny                        cargo deny check licenses bans sources (skipped without cargo-deny)
+  bench                       run the benchmarks
+  help                        print this message";
+
+/// The benchmarks `cargo xtask bench` runs, as (package, bench target).
+const BENCHES: &[(&str, &str)] = &[("toolsmith-types", "coerce")];
+
+/// Why a task did not succeed.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The command line was wrong (exit 2).
+    Usage(String),
+    /// A step ran and failed (exit 1).
+    Failed(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Usage(message) => write!(f, "{message}\n\n{USAGE}"),
+            Error::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+/// A task and its options, as read from the command line.
+#[derive(Debug, PartialEq, Eq)]
+enum Task {
+    Ci,
+    Fuzz(fuzz::Options),
+    Deny,
+    Bench,
+    Help,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = parse(&args).and_then(|task| run(task, &workspace_root()));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask: error: {error}");
+            match error {
+                Error::Usage(_) => ExitCode::from(2),
+                Error::Failed(_) => ExitCode::FAILURE,
+            }
+        }
+    }
+}
+
+fn parse(args: &[String]) -> Result<Task, Error> {
+    let Some((task, rest)) = args.split_first() else {
+        return Err(Error::Usage("no task given".to_owned()));
+    };
+    let no_options = |task: Task| {
+        if let Some(extra) = rest.first() {
+            Err(Error::Usage(format!("unexpected argument `{extra}`")))
+        } else {
+            Ok(task)
+        }
+    };
+    match task.as_str() {
+        "ci" => no_options(Task::Ci),
+        "fuzz" => fuzz::Options::parse(rest).map(Task::Fuzz),
+        "deny" => no_options(Task::Deny),
+        "bench" => no_options(Task::Bench),
+        "help" | "-h" | "--help" => Ok(Task::Help),
+        other => Err(Error::Usage(format!("unknown task `{other}`"))),
+    }
+}
+
+fn run(task: Task, root: &Path) -> Result<(), Error> {
+    match task {
+        Task::Ci => ci::run(root),
+        Task::Fuzz(options) => fuzz::run(root, &options),
+        Task::Deny => deny(root),
+        Task::Bench => bench(root),
+        Task::Help => {
+            println!("{USAGE}");
+            Ok(())
+        }
+    }
+}
+
+/// The workspace root: xtask lives one level below it.
+fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
+}
+
+fn deny(root: &Path) -> Result<(), Error> {
+    if process::find_on_path("cargo-deny").is_none() {
+        println!(
+            "deny: skipped (cargo-deny is not on PATH; install it with \
+             `cargo install cargo-deny --locked`)"
+        );
+        return Ok(());
+    }
+    // The advisories check needs the network; it is deliberately not run here.
+    let mut command = Command::new(process::cargo());
+    command
+        .args(["deny", "check", "licenses", "bans", "sources"])
+        .current_dir(root);
+    process::run(&mut command)
+}
+
+fn bench(root: &Path) -> Result<(), Error> {
+    for (package, bench) in BENCHES {
+        let mut command = Command::new(process::cargo());
+        command
+            .args(["bench", "-p", package, "--bench", bench])
+            .current_dir(root);
+        process::run(&mut command)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn simple_tasks_parse() {
+        assert_eq!(parse(&args(&["ci"])), Ok(Task::Ci));
+        assert_eq!(parse(&args(&["deny"])), Ok(Task::Deny));
+        assert_eq!(parse(&args(&["bench"])), Ok(Task::Bench));
+        assert_eq!(parse(&args(&["--help"])), Ok(Task::Help));
+    }
+
+    #[test]
+    fn missing_task_is_a_usage_error() {
+        assert!(matches!(parse(&[]), Err(Error::Usage(_))));
+    }
+
+    #[test]
+    fn unknown_task_is_a_usage_error() {
+        assert!(matches!(parse(&args(&["deploy"])), Err(Error::Usage(_))));
+    }
+
+    #[test]
+    fn extra_argument_to_a_simple_task_is_a_usage_error() {
+        assert!(matches!(
+            parse(&args(&["ci", "--fast"])),
+            Err(Error::Usage(_))
+        ));
+    }
+
+    #[test]
+    fn workspace_root_holds_the_workspace_manifest() {
+        assert!(workspace_root().join("Cargo.toml").is_file());
+        assert!(workspace_root().join("xtask").is_dir());
+    }
+}

@@ -39,7 +39,7 @@ pub trait Describe {
 
     /// The type of `Self` with every definition it needs.
     fn type_graph() -> TypeGraph {
-        let mut defs = Definitions::new();
+        let mut defs = Definitions::default();
         let root = Self::describe(&mut defs);
         TypeGraph { root, defs }
     }

@@ -251,7 +251,7 @@ impl<'s> Importer<'s> {
         Importer {
             document,
             errors: Vec::new(),
-            defs: Definitions::new(),
+            defs: Definitions::default(),
             seen: HashMap::new(),
             pending: VecDeque::new(),
         }

@@ -124,6 +124,13 @@ pub struct StringType {
     pub format: Option<String>,
 }
 
+impl StringType {
+    /// Whether any string at all is allowed (no length or pattern constraint).
+    pub fn is_unconstrained(&self) -> bool {
+        self.min_length.is_none() && self.max_length.is_none() && self.pattern.is_none()
+    }
+}
+
 /// A compiled regular expression that remembers its source, compared by source.
 #[derive(Clone)]
 pub struct Pattern {
@@ -489,8 +496,13 @@ pub struct TaggedVariant {
     pub ty: Type,
 }
 
-/// Named types, each defined once; [`Type::Ref`] points into it.
-pub type Definitions = IndexMap<String, Type>;
+/// Named types, each defined once; [`Type::Ref`] points into it. Create one with
+/// `Definitions::default()`.
+///
+/// Coercion looks a reference up for every value it checks, so the map hashes with foldhash
+/// (seeded per process) rather than SipHash; type names come from the program or a schema, not
+/// from a model.
+pub type Definitions = IndexMap<String, Type, foldhash::fast::RandomState>;
 
 /// A root type together with the named definitions it refers to.
 ///
@@ -509,7 +521,7 @@ impl TypeGraph {
     pub fn new(root: Type) -> Self {
         TypeGraph {
             root,
-            defs: Definitions::new(),
+            defs: Definitions::default(),
         }
     }
 
@@ -517,7 +529,16 @@ impl TypeGraph {
     ///
     /// Returns `None` for a reference to a missing definition, or a cycle of references that
     /// never reaches a real type.
-    pub fn resolve<'a>(&'a self, mut ty: &'a Type) -> Option<&'a Type> {
+    #[inline]
+    pub fn resolve<'a>(&'a self, ty: &'a Type) -> Option<&'a Type> {
+        match ty {
+            Type::Ref(_) => self.follow(ty),
+            other => Some(other),
+        }
+    }
+
+    /// [`TypeGraph::resolve`] for a reference: the lookups, kept out of line.
+    fn follow<'a>(&'a self, mut ty: &'a Type) -> Option<&'a Type> {
         for _ in 0..=self.defs.len() {
             match ty {
                 Type::Ref(name) => ty = self.defs.get(name)?,

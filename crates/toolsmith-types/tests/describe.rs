@@ -134,7 +134,7 @@ fn a_recursive_type_is_defined_once_and_refers_to_itself() {
 
 #[test]
 fn a_named_type_used_twice_is_built_once() {
-    let mut defs = Definitions::new();
+    let mut defs = Definitions::default();
     let mut builds = 0;
     let first = define(&mut defs, "Thing", |_| {
         builds += 1;

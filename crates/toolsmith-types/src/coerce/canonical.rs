@@ -64,14 +64,6 @@ struct Check<'g> {
     depth: usize,
 }
 
-/// Where [`Check`] stands once references are followed.
-enum Target<'g> {
-    /// `null` is allowed; otherwise the inner type applies.
-    Nilable(&'g Type),
-    /// The type itself.
-    Plain(&'g Type),
-}
-
 impl<'g> Check<'g> {
     fn child(&self, ty: &'g Type) -> Check<'g> {
         Check {
@@ -80,22 +72,15 @@ impl<'g> Check<'g> {
             ..*self
         }
     }
+}
 
-    /// The type with references followed, and whether it accepts `null`.
-    fn target(&self) -> Option<Target<'g>> {
-        match self.graph.resolve(self.ty)? {
-            Type::Nilable(inner) => Some(Target::Nilable(self.graph.resolve(inner)?)),
-            ty => Some(Target::Plain(ty)),
-        }
-    }
-
+/// A [`Check`] with its references followed once: what one value is checked against.
+struct Resolved<'g> {
+    at: Check<'g>,
     /// The type a non-null value must have.
-    fn base<E: de::Error>(&self) -> Result<&'g Type, E> {
-        match self.target() {
-            Some(Target::Nilable(ty) | Target::Plain(ty)) => Ok(ty),
-            None => no(),
-        }
-    }
+    ty: &'g Type,
+    /// Whether `null` is allowed.
+    nilable: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for Check<'_> {
@@ -105,17 +90,26 @@ impl<'de> DeserializeSeed<'de> for Check<'_> {
         if self.depth > self.limits.max_depth {
             return no();
         }
-        match self.base::<D::Error>()? {
-            Type::Any => deserializer.deserialize_any(AnyCheck {
+        let (ty, nilable) = match self.graph.resolve(self.ty) {
+            Some(Type::Nilable(inner)) => (self.graph.resolve(inner), true),
+            other => (other, false),
+        };
+        match ty {
+            None => no(),
+            Some(Type::Any) => deserializer.deserialize_any(AnyCheck {
                 limits: self.limits,
                 depth: self.depth,
             }),
-            _ => deserializer.deserialize_any(self),
+            Some(ty) => deserializer.deserialize_any(Resolved {
+                at: self,
+                ty,
+                nilable,
+            }),
         }
     }
 }
 
-impl<'de> Visitor<'de> for Check<'_> {
+impl<'de> Visitor<'de> for Resolved<'_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -123,14 +117,11 @@ impl<'de> Visitor<'de> for Check<'_> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        match self.target() {
-            Some(Target::Nilable(_)) => Ok(()),
-            _ => no(),
-        }
+        if self.nilable { Ok(()) } else { no() }
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        match self.base()? {
+        match self.ty {
             Type::Boolean => Ok(()),
             _ => no(),
         }
@@ -145,31 +136,33 @@ impl<'de> Visitor<'de> for Check<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
-        match self.base()? {
+        match self.ty {
             Type::Number(nt) if f.is_finite() && number_violations(nt, f).is_empty() => Ok(()),
             _ => no(),
         }
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        if s.len() > self.limits.max_string_bytes {
+        if s.len() > self.at.limits.max_string_bytes {
             return no();
         }
-        match self.base()? {
-            Type::String(st) if string_violations(st, s).is_empty() => Ok(()),
+        match self.ty {
+            Type::String(st) if st.is_unconstrained() || string_violations(st, s).is_empty() => {
+                Ok(())
+            }
             Type::Enum(et) if names_value(et, s) => Ok(()),
             _ => no(),
         }
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let Type::Array(at) = self.base()? else {
+        let Type::Array(at) = self.ty else {
             return no();
         };
         let mut count: u64 = 0;
-        while seq.next_element_seed(self.child(&at.items))?.is_some() {
+        while seq.next_element_seed(self.at.child(&at.items))?.is_some() {
             count += 1;
-            if count > self.limits.max_items as u64 {
+            if count > self.at.limits.max_items as u64 {
                 return no();
             }
         }
@@ -179,7 +172,7 @@ impl<'de> Visitor<'de> for Check<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        match self.base()? {
+        match self.ty {
             Type::Struct(st) => self.fields(st, &mut map, None),
             Type::Tagged(tu) => self.tagged(tu, &mut map),
             Type::Map(mt) => {
@@ -189,10 +182,10 @@ impl<'de> Visitor<'de> for Check<'_> {
                         MapKeys::String => true,
                         MapKeys::Enum(et) => names_value(et, &key),
                     };
-                    if !key_ok || seen.len() >= self.limits.max_items || !seen.insert(key) {
+                    if !key_ok || seen.len() >= self.at.limits.max_items || !seen.insert(key) {
                         return no();
                     }
-                    map.next_value_seed(self.child(&mt.values))?;
+                    map.next_value_seed(self.at.child(&mt.values))?;
                 }
                 Ok(())
             }
@@ -201,9 +194,9 @@ impl<'de> Visitor<'de> for Check<'_> {
     }
 }
 
-impl<'g> Check<'g> {
+impl<'g> Resolved<'g> {
     fn integer<E: de::Error>(self, n: Int) -> Result<(), E> {
-        let ok = match self.base()? {
+        let ok = match self.ty {
             Type::Integer(it) => integer_violations(it, n).is_empty(),
             Type::Number(nt) => number_violations(nt, n as f64).is_empty(),
             Type::Enum(et) => et
@@ -227,27 +220,37 @@ impl<'g> Check<'g> {
             return no();
         }
         let mut seen: u128 = 0;
-        let mut extra = HashSet::new();
+        // Only structs open to extra keys need to remember them.
+        let mut extra = st.additional.as_ref().map(|_| HashSet::new());
         let mut entries = usize::from(tag.is_some());
+        let mut next = 0;
         while let Some(key) = map.next_key_seed(Text)? {
             entries += 1;
-            if entries > self.limits.max_items {
+            if entries > self.at.limits.max_items {
                 return no();
             }
-            match st.fields.iter().position(|f| f.name == key) {
+            // Keys usually come in declaration order: try the field after the last one first.
+            let found = match st.fields.get(next) {
+                Some(field) if field.name == key => Some(next),
+                _ => st.fields.iter().position(|f| f.name == key),
+            };
+            match found {
                 Some(i) => {
+                    next = i + 1;
                     let bit = 1u128 << i;
                     if seen & bit != 0 {
                         return no();
                     }
                     seen |= bit;
                     // `null` for an optional field that is not nilable fails here: it is a repair.
-                    map.next_value_seed(self.child(&st.fields[i].ty))?;
+                    map.next_value_seed(self.at.child(&st.fields[i].ty))?;
                 }
-                None => match &st.additional {
-                    Some(extra_ty) if key != TYPE_TAG && !extra.contains(&key) => {
-                        extra.insert(key);
-                        map.next_value_seed(self.child(extra_ty))?;
+                None => match (&st.additional, &mut extra) {
+                    (Some(extra_ty), Some(seen_extra))
+                        if key != TYPE_TAG && !seen_extra.contains(&key) =>
+                    {
+                        seen_extra.insert(key);
+                        map.next_value_seed(self.at.child(extra_ty))?;
                     }
                     _ => return no(),
                 },
@@ -272,7 +275,7 @@ impl<'g> Check<'g> {
         let Some(variant) = tu.variants.iter().find(|v| v.tag == tag) else {
             return no();
         };
-        match self.graph.resolve(&variant.ty) {
+        match self.at.graph.resolve(&variant.ty) {
             Some(Type::Struct(st)) if st.get(TYPE_TAG).is_none() => {
                 self.fields(st, map, Some(&tag))
             }

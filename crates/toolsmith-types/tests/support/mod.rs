@@ -282,7 +282,7 @@ pub fn arb_graph() -> impl Strategy<Value = TypeGraph> {
             }
             other => other,
         };
-        let mut defs = Definitions::new();
+        let mut defs = Definitions::default();
         defs.insert(NODE.to_owned(), node_type());
         defs.insert(ITEM.to_owned(), item);
         TypeGraph { root, defs }
@@ -640,7 +640,7 @@ pub fn perturb(value: &Value, rng: &mut Lcg) -> Value {
 /// - only the definitions reachable from the root are kept.
 pub fn normalize(graph: &TypeGraph) -> TypeGraph {
     let root = normalize_type(graph, &graph.root);
-    let mut defs = Definitions::new();
+    let mut defs = Definitions::default();
     let mut queue = Vec::new();
     collect_refs(&root, &mut queue);
     while let Some(name) = queue.pop() {

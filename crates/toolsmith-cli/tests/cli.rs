@@ -1,0 +1,324 @@
+//! The `toolsmith` binary, run as a user runs it: arguments, stdin, stdout, stderr, exit code.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:?}", self.stdout))
+    }
+
+    /// The `(path, code)` of every error printed.
+    fn error_codes(&self) -> Vec<(String, String)> {
+        let out = self.json();
+        let errors = out["errors"].as_array().expect("an `errors` array");
+        errors
+            .iter()
+            .map(|e| {
+                assert!(e["message"].is_string(), "every error has a message: {e}");
+                (
+                    e["path"].as_str().unwrap().to_owned(),
+                    e["code"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn toolsmith(args: &[&str], stdin: &str) -> Run {
+    toolsmith_bytes(args, stdin.as_bytes())
+}
+
+fn toolsmith_bytes(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolsmith");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        // The binary may exit before reading everything; a broken pipe is not this test's concern.
+        let _ = pipe.write_all(&input);
+    });
+    let out = child.wait_with_output().expect("toolsmith finishes");
+    writer.join().unwrap();
+    Run {
+        code: out.status.code().expect("exited, not killed by a signal"),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+fn coerce_weather(arguments: &str) -> Run {
+    toolsmith(
+        &["coerce", "--schema", &fixture("weather.json"), arguments],
+        "",
+    )
+}
+
+#[test]
+fn valid_arguments_print_the_canonical_value_and_repairs() {
+    let run = coerce_weather(r#"{"city": "Paris", "days": "3"}"#);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let out = run.json();
+    assert_eq!(
+        out["value"],
+        json!({"city": "Paris", "days": 3, "units": "metric"})
+    );
+    let repairs = out["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 1);
+    assert_eq!(repairs[0]["path"], "/days");
+    assert_eq!(repairs[0]["code"], "int_from_string");
+    assert_eq!(repairs[0]["from"], "3");
+    assert_eq!(repairs[0]["to"], 3);
+}
+
+#[test]
+fn canonical_arguments_need_no_repairs() {
+    let run = coerce_weather(r#"{"city": "Oslo", "days": 2, "units": "imperial"}"#);
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.json(),
+        json!({"value": {"city": "Oslo", "days": 2, "units": "imperial"}, "repairs": []})
+    );
+}
+
+#[test]
+fn invalid_arguments_exit_1_with_every_error() {
+    let run = coerce_weather(r#"{"days": "many", "units": "kelvin", "country": "FR"}"#);
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    let mut codes = run.error_codes();
+    codes.sort();
+    let expected = [
+        ("/city", "missing"),
+        ("/country", "extra_forbidden"),
+        ("/days", "int_parsing"),
+        ("/units", "enum"),
+    ];
+    assert_eq!(
+        codes,
+        expected.map(|(path, code)| (path.to_owned(), code.to_owned()))
+    );
+    assert!(
+        run.stderr.is_empty(),
+        "invalid arguments are not a usage problem"
+    );
+}
+
+#[test]
+fn enum_error_lists_the_allowed_values() {
+    let run = coerce_weather(r#"{"city": "Rome", "days": 1, "units": "metrc"}"#);
+    assert_eq!(run.code, 1);
+    let error = &run.json()["errors"][0];
+    assert_eq!(error["allowed"], json!(["metric", "imperial"]));
+    assert_eq!(error["did_you_mean"], "metric");
+}
+
+#[test]
+fn arguments_are_read_from_stdin_when_omitted() {
+    let run = toolsmith(
+        &["coerce", "--schema", &fixture("weather.json")],
+        r#"{"city": "Lima", "days": 4}"#,
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["value"]["city"], "Lima");
+}
+
+#[test]
+fn arguments_are_read_from_stdin_given_a_dash() {
+    let run = toolsmith(
+        &["coerce", "--schema", &fixture("weather.json"), "-"],
+        r#"{"city": "Kyiv", "days": 5}"#,
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["value"]["days"], 5);
+}
+
+#[test]
+fn arguments_that_are_not_json_exit_1() {
+    let run = coerce_weather(r#"{"city": "Paris", "days": "#);
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.error_codes(),
+        [("".to_owned(), "json_invalid".to_owned())]
+    );
+}
+
+#[test]
+fn arguments_that_are_not_utf8_exit_1() {
+    let run = toolsmith_bytes(
+        &["coerce", "--schema", &fixture("weather.json")],
+        b"{\"city\": \"Par\xffis\", \"days\": 1}",
+    );
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.error_codes(),
+        [("".to_owned(), "json_invalid".to_owned())]
+    );
+}
+
+#[test]
+fn arguments_nested_past_any_limit_exit_1_without_crashing() {
+    let depth = 100_000;
+    let text = format!(
+        r#"{{"city": "Paris", "days": 1, "x": {}{}}}"#,
+        "[".repeat(depth),
+        "]".repeat(depth)
+    );
+    let run = toolsmith(&["coerce", "--schema", &fixture("weather.json")], &text);
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    assert!(!run.error_codes().is_empty());
+}
+
+#[test]
+fn strict_flag_refuses_repairs() {
+    let run = toolsmith(
+        &[
+            "coerce",
+            "--strict",
+            "--schema",
+            &fixture("weather.json"),
+            r#"{"city": "Paris", "days": "3"}"#,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.error_codes(),
+        [("/days".to_owned(), "repair_refused".to_owned())]
+    );
+}
+
+#[test]
+fn ignore_unknown_flag_drops_undeclared_keys_as_a_repair() {
+    let run = toolsmith(
+        &[
+            "coerce",
+            "--ignore-unknown",
+            "--schema",
+            &fixture("weather.json"),
+            r#"{"city": "Paris", "days": 3, "country": "FR"}"#,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let out = run.json();
+    assert_eq!(
+        out["value"],
+        json!({"city": "Paris", "days": 3, "units": "metric"})
+    );
+    assert_eq!(out["repairs"][0]["code"], "extra_ignored");
+    assert_eq!(out["repairs"][0]["path"], "/country");
+}
+
+#[test]
+fn missing_schema_file_is_a_usage_error() {
+    let run = toolsmith(
+        &["coerce", "--schema", &fixture("no_such_schema.json"), "{}"],
+        "",
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.contains("no_such_schema.json"), "{}", run.stderr);
+}
+
+#[test]
+fn schema_file_that_is_not_json_is_a_usage_error() {
+    let run = toolsmith(&["coerce", "--schema", &fixture("not_json.json"), "{}"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("is not JSON"), "{}", run.stderr);
+}
+
+#[test]
+fn schema_that_does_not_import_is_a_usage_error_naming_every_keyword() {
+    let run = toolsmith(
+        &[
+            "coerce",
+            "--schema",
+            &fixture("unsupported_keywords.json"),
+            "{}",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.contains("dependentRequired"), "{}", run.stderr);
+    assert!(run.stderr.contains("contains"), "{}", run.stderr);
+}
+
+#[test]
+fn schema_whose_root_is_not_an_object_is_a_usage_error() {
+    let run = toolsmith(&["coerce", "--schema", &fixture("list.json"), "[]"], "");
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("must describe an object"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn coerce_without_a_schema_is_a_usage_error() {
+    let run = toolsmith(&["coerce", "{}"], "");
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--schema"), "{}", run.stderr);
+}
+
+/// `toolsmith schema --from-json-schema FIXTURE` prints exactly the GOLDEN fixture.
+fn assert_reemits(fixture_name: &str, golden_name: &str) {
+    let run = toolsmith(
+        &["schema", "--from-json-schema", &fixture(fixture_name)],
+        "",
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let golden = std::fs::read_to_string(fixture(golden_name)).unwrap();
+    assert_eq!(run.stdout.trim_end(), golden.trim_end());
+}
+
+#[test]
+fn schema_is_reemitted_in_canonical_form() {
+    assert_reemits("weather.json", "weather.canonical.json");
+}
+
+#[test]
+fn schema_with_definitions_is_reemitted_with_defs_refs_and_nullable_types() {
+    assert_reemits("create_task.json", "create_task.canonical.json");
+}
+
+#[test]
+fn canonical_schema_reemits_unchanged() {
+    assert_reemits("weather.canonical.json", "weather.canonical.json");
+    assert_reemits("create_task.canonical.json", "create_task.canonical.json");
+}
+
+#[test]
+fn schema_command_reports_import_errors_as_usage_errors() {
+    let run = toolsmith(
+        &[
+            "schema",
+            "--from-json-schema",
+            &fixture("unsupported_keywords.json"),
+        ],
+        "",
+    );
+    assert_eq!(run.code, 2);
+    assert!(run.stdout.is_empty());
+    assert!(run.stderr.contains("dependentRequired"), "{}", run.stderr);
+}

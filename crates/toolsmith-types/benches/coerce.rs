@@ -1,0 +1,358 @@
+//! What coercion costs: the arguments of the reference's `create_task(task: TaskRequest)` tool,
+//! coerced then deserialized (`deserialize_arguments`, what a tool runtime calls), against plain
+//! `serde_json::from_str` into the same Rust types, in the same run; a messy variant that needs
+//! repairs; and the path through a `serde_json::Value` (`coerce_arguments` + `from_value`),
+//! stage by stage.
+//!
+//! A plain timing loop (no harness). The cases are measured in interleaved rounds (one batch of
+//! each case per round, batches sized to about 20 ms), so a slow spell of a shared machine hits
+//! every case alike; each ratio is the median of the per-round ratios to plain serde. Run with
+//! `cargo xtask bench`.
+
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use toolsmith_types::{
+    Arguments, Definitions, Describe, EnumType, Field, Policy, StructType, Type, TypeGraph, coerce,
+    coerce_arguments, define, deserialize_arguments, parse_arguments,
+};
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Priority {
+    Low,
+    Medium,
+    High,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct TaskMetadata {
+    id: String,
+    priority: Priority,
+    tags: Vec<String>,
+    estimated_hours: Option<f64>,
+}
+
+#[derive(Debug, PartialEq, Deserialize)]
+struct TaskRequest {
+    title: String,
+    description: String,
+    status: Status,
+    metadata: TaskMetadata,
+    assignees: Vec<String>,
+}
+
+/// The tool's arguments: `create_task(task: TaskRequest)`.
+#[derive(Debug, PartialEq, Deserialize)]
+struct CreateTaskArgs {
+    task: TaskRequest,
+}
+
+impl Describe for Status {
+    fn describe(defs: &mut Definitions) -> Type {
+        define(defs, "Status", |_| {
+            Type::Enum(EnumType::strings(["pending", "in_progress", "completed"]))
+        })
+    }
+}
+
+impl Describe for Priority {
+    fn describe(defs: &mut Definitions) -> Type {
+        define(defs, "Priority", |_| {
+            Type::Enum(EnumType::strings(["low", "medium", "high"]))
+        })
+    }
+}
+
+impl Describe for TaskMetadata {
+    fn describe(defs: &mut Definitions) -> Type {
+        define(defs, "TaskMetadata", |defs| {
+            Type::Struct(
+                StructType::new("TaskMetadata")
+                    .field(Field::new("id", String::describe(defs)))
+                    .field(Field::new("priority", Priority::describe(defs)))
+                    .field(Field::new("tags", Vec::<String>::describe(defs)))
+                    .field(Field::new("estimated_hours", Option::<f64>::describe(defs)).optional()),
+            )
+        })
+    }
+}
+
+impl Describe for TaskRequest {
+    fn describe(defs: &mut Definitions) -> Type {
+        define(defs, "TaskRequest", |defs| {
+            Type::Struct(
+                StructType::new("TaskRequest")
+                    .field(Field::new("title", String::describe(defs)))
+                    .field(Field::new("description", String::describe(defs)))
+                    .field(Field::new("status", Status::describe(defs)))
+                    .field(Field::new("metadata", TaskMetadata::describe(defs)))
+                    .field(Field::new("assignees", Vec::<String>::describe(defs))),
+            )
+        })
+    }
+}
+
+impl Describe for CreateTaskArgs {
+    fn describe(defs: &mut Definitions) -> Type {
+        Type::Struct(StructType::anonymous().field(Field::new("task", TaskRequest::describe(defs))))
+    }
+}
+
+const CLEAN: &str = r#"{
+  "task": {
+    "title": "Ship the coercion benchmark",
+    "description": "Measure coercion plus deserialization against plain serde_json.",
+    "status": "in_progress",
+    "metadata": {
+      "id": "TASK-1042",
+      "priority": "high",
+      "tags": ["backend", "performance", "json"],
+      "estimated_hours": 3.5
+    },
+    "assignees": ["alice", "bob"]
+  }
+}"#;
+
+const MESSY: &str = r#"{
+  "task": {
+    "title": "Ship the coercion benchmark",
+    "description": "Measure coercion plus deserialization against plain serde_json.",
+    "status": "IN_PROGRESS",
+    "metadata": {
+      "id": "TASK-1042",
+      "priority": "HIGH",
+      "tags": "[\"backend\", \"performance\", \"json\"]",
+      "estimated_hours": "3.5"
+    },
+    "assignees": ["alice", "bob"]
+  }
+}"#;
+
+/// Target for coerce + deserialize of clean arguments, relative to plain serde.
+const TARGET_RATIO: f64 = 2.0;
+const WARM_UP: Duration = Duration::from_millis(100);
+const BATCH: Duration = Duration::from_millis(20);
+const ROUNDS: usize = 41;
+
+fn expected() -> CreateTaskArgs {
+    CreateTaskArgs {
+        task: TaskRequest {
+            title: "Ship the coercion benchmark".to_owned(),
+            description: "Measure coercion plus deserialization against plain serde_json."
+                .to_owned(),
+            status: Status::InProgress,
+            metadata: TaskMetadata {
+                id: "TASK-1042".to_owned(),
+                priority: Priority::High,
+                tags: vec![
+                    "backend".to_owned(),
+                    "performance".to_owned(),
+                    "json".to_owned(),
+                ],
+                estimated_hours: Some(3.5),
+            },
+            assignees: vec!["alice".to_owned(), "bob".to_owned()],
+        },
+    }
+}
+
+fn plain(text: &str) -> Result<CreateTaskArgs, String> {
+    serde_json::from_str(text).map_err(|e| e.to_string())
+}
+
+/// What a tool runtime calls: coercion and deserialization in one (clean text skips the
+/// `Value` tree).
+fn coerced(graph: &TypeGraph, policy: &Policy, text: &str) -> Result<CreateTaskArgs, String> {
+    deserialize_arguments(graph, Arguments::Text(text), policy)
+        .map(|out| out.value)
+        .map_err(|e| e.to_string())
+}
+
+/// The same through the `Value` tree every time: `coerce_arguments`, then `from_value`.
+fn via_value(graph: &TypeGraph, policy: &Policy, text: &str) -> Result<CreateTaskArgs, String> {
+    let out = coerce_arguments(graph, Arguments::Text(text), policy).map_err(|e| e.to_string())?;
+    serde_json::from_value(out.value).map_err(|e| e.to_string())
+}
+
+/// A case to time: its name, the target ratio to print beside it, and the call.
+struct Case<'a> {
+    name: &'static str,
+    target: Option<f64>,
+    call: Box<dyn FnMut() + 'a>,
+}
+
+impl<'a> Case<'a> {
+    fn new<R>(name: &'static str, mut f: impl FnMut() -> R + 'a) -> Self {
+        Case {
+            name,
+            target: None,
+            call: Box::new(move || {
+                black_box(f());
+            }),
+        }
+    }
+
+    fn target(mut self, ratio: f64) -> Self {
+        self.target = Some(ratio);
+        self
+    }
+
+    /// Calls per batch, from a warm-up.
+    fn calibrate(&mut self) -> u64 {
+        let started = Instant::now();
+        let mut calls: u64 = 0;
+        while started.elapsed() < WARM_UP {
+            (self.call)();
+            calls += 1;
+        }
+        let per_call = WARM_UP.as_secs_f64() / calls.max(1) as f64;
+        ((BATCH.as_secs_f64() / per_call) as u64).max(1)
+    }
+
+    /// Nanoseconds per call over one batch.
+    fn batch(&mut self, iterations: u64) -> f64 {
+        let started = Instant::now();
+        for _ in 0..iterations {
+            (self.call)();
+        }
+        started.elapsed().as_nanos() as f64 / iterations as f64
+    }
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// Times `cases` in interleaved rounds and prints a table: median ns/op, and the median of the
+/// per-round ratios to the first case.
+fn report(title: &str, mut cases: Vec<Case<'_>>) {
+    let iterations: Vec<u64> = cases.iter_mut().map(Case::calibrate).collect();
+    let mut rounds: Vec<Vec<f64>> = Vec::with_capacity(ROUNDS);
+    for _ in 0..ROUNDS {
+        let round = cases
+            .iter_mut()
+            .zip(&iterations)
+            .map(|(case, &n)| case.batch(n))
+            .collect();
+        rounds.push(round);
+    }
+    println!("{title}");
+    println!(
+        "{:<44} {:>9} {:>8} {:>8}",
+        "case", "ns/op", "ratio", "target"
+    );
+    for (i, case) in cases.iter().enumerate() {
+        let ns = median(rounds.iter().map(|r| r[i]).collect());
+        let ratio = median(rounds.iter().map(|r| r[i] / r[0]).collect());
+        let target = case.target.map_or(String::new(), |t| format!("{t:.2}x"));
+        println!("{:<44} {ns:>9.0} {ratio:>7.2}x {target:>8}", case.name);
+    }
+    println!();
+}
+
+fn main() -> ExitCode {
+    let graph = CreateTaskArgs::type_graph();
+    let policy = Policy::default();
+    let want = expected();
+
+    // Each case must produce the same arguments before its speed means anything.
+    let checks = [
+        ("plain serde (clean)", plain(CLEAN)),
+        (
+            "deserialize_arguments (clean)",
+            coerced(&graph, &policy, CLEAN),
+        ),
+        (
+            "deserialize_arguments (messy)",
+            coerced(&graph, &policy, MESSY),
+        ),
+        ("via Value (clean)", via_value(&graph, &policy, CLEAN)),
+    ];
+    for (name, result) in &checks {
+        match result {
+            Ok(args) if *args == want => {}
+            Ok(args) => {
+                eprintln!("bench coerce: {name} produced different arguments: {args:?}");
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("bench coerce: {name} failed: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let parsed = match parse_arguments(CLEAN, &policy) {
+        Ok(parsed) => serde_json::Value::Object(parsed.value),
+        Err(e) => {
+            eprintln!("bench coerce: parse_arguments failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (canonical, repairs) = match (
+        coerce(&graph, &parsed, &policy),
+        coerce_arguments(&graph, Arguments::Text(MESSY), &policy),
+    ) {
+        (Ok(clean), Ok(messy)) => (clean.value, messy.repairs.len()),
+        (Err(e), _) | (_, Err(e)) => {
+            eprintln!("bench coerce: coercion failed: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+
+    report(
+        &format!(
+            "create_task arguments ({} bytes clean; {} bytes messy, {repairs} repairs)",
+            CLEAN.len(),
+            MESSY.len()
+        ),
+        vec![
+            Case::new("(1) serde_json::from_str, clean", || {
+                plain(black_box(CLEAN))
+            }),
+            Case::new("(2) deserialize_arguments, clean", || {
+                coerced(&graph, &policy, black_box(CLEAN))
+            })
+            .target(TARGET_RATIO),
+            Case::new("(3) deserialize_arguments, messy", || {
+                coerced(&graph, &policy, black_box(MESSY))
+            }),
+            Case::new("(4) coerce_arguments + from_value, clean", || {
+                via_value(&graph, &policy, black_box(CLEAN))
+            }),
+        ],
+    );
+    report(
+        "stages of (4), each timed alone, against (1)",
+        vec![
+            Case::new("(1) serde_json::from_str, clean", || {
+                plain(black_box(CLEAN))
+            }),
+            Case::new("parse_arguments (text to Value)", || {
+                parse_arguments(black_box(CLEAN), &policy).map(|p| p.value.len())
+            }),
+            Case::new("for scale: from_str::<Value>", || {
+                serde_json::from_str::<serde_json::Value>(black_box(CLEAN)).is_ok()
+            }),
+            Case::new("coerce (Value to canonical Value)", || {
+                coerce(&graph, black_box(&parsed), &policy).map(|c| c.repairs.len())
+            }),
+            Case::new("serde_json::from_value (of a clone)", || {
+                serde_json::from_value::<CreateTaskArgs>(black_box(canonical.clone())).is_ok()
+            }),
+            Case::new("a Value clone alone", || black_box(canonical.clone())),
+        ],
+    );
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,129 @@
+//! `cargo xtask ci`: every check, in order, stopping at the first failure.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::{Error, fuzz, process};
+
+/// Seconds each fuzz target runs in CI.
+const FUZZ_SECONDS: u64 = 20;
+
+/// One check: a cargo command, or the fuzz smoke run.
+enum Check {
+    Cargo {
+        args: &'static [&'static str],
+        env: &'static [(&'static str, &'static str)],
+    },
+    Fuzz,
+}
+
+const STEPS: &[(&str, Check)] = &[
+    (
+        "fmt",
+        Check::Cargo {
+            args: &["fmt", "--all", "--", "--check"],
+            env: &[],
+        },
+    ),
+    (
+        "clippy",
+        Check::Cargo {
+            args: &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            env: &[],
+        },
+    ),
+    (
+        "test",
+        Check::Cargo {
+            args: &["test", "--workspace"],
+            env: &[],
+        },
+    ),
+    (
+        "doc",
+        Check::Cargo {
+            args: &["doc", "--workspace", "--no-deps"],
+            env: &[("RUSTDOCFLAGS", "-D warnings")],
+        },
+    ),
+    ("fuzz", Check::Fuzz),
+];
+
+/// Runs every step; the first failure ends the run with its message.
+pub fn run(root: &Path) -> Result<(), Error> {
+    let started = Instant::now();
+    let mut timings = Vec::with_capacity(STEPS.len());
+    for (index, (name, check)) in STEPS.iter().enumerate() {
+        println!("==> [{}/{}] {name}", index + 1, STEPS.len());
+        let step_started = Instant::now();
+        let result = match check {
+            Check::Cargo { args, env } => {
+                let mut command = Command::new(process::cargo());
+                command
+                    .args(*args)
+                    .envs(env.iter().copied())
+                    .current_dir(root);
+                process::run(&mut command)
+            }
+            Check::Fuzz => fuzz_smoke(root),
+        };
+        let elapsed = step_started.elapsed();
+        if let Err(error) = result {
+            println!("<== {name}: FAILED after {}", seconds(elapsed));
+            return Err(Error::Failed(format!(
+                "ci stopped at step `{name}`: {error}"
+            )));
+        }
+        println!("<== {name}: ok in {}", seconds(elapsed));
+        timings.push((*name, elapsed));
+    }
+    println!("ci: all {} steps passed", STEPS.len());
+    for (name, elapsed) in &timings {
+        println!("  {name:<8} {:>9}", seconds(*elapsed));
+    }
+    println!("  {:<8} {:>9}", "total", seconds(started.elapsed()));
+    Ok(())
+}
+
+/// Every fuzz target for a short while, or a line saying why fuzzing is skipped.
+fn fuzz_smoke(root: &Path) -> Result<(), Error> {
+    match fuzz::Fuzzer::prepare(root) {
+        Ok(fuzzer) => fuzzer.run_all(None, FUZZ_SECONDS).map(|_| ()),
+        Err(fuzz::Unavailable(reason)) => {
+            println!("fuzz: skipped ({reason})");
+            Ok(())
+        }
+    }
+}
+
+fn seconds(elapsed: Duration) -> String {
+    format!("{:.1} s", elapsed.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn steps_run_in_the_documented_order() {
+        let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, ["fmt", "clippy", "test", "doc", "fuzz"]);
+    }
+
+    #[test]
+    fn doc_step_denies_warnings() {
+        let doc = STEPS.iter().find(|(name, _)| *name == "doc");
+        assert!(matches!(
+            doc,
+            Some((_, Check::Cargo { env, .. })) if env.contains(&("RUSTDOCFLAGS", "-D warnings"))
+        ));
+    }
+}
