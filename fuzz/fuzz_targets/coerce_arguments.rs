@@ -1,6 +1,7 @@
 //! Argument text, as a model might send it, coerced against a fixed set of types under the
-//! lenient and the strict policy. The only property checked is that nothing panics: every input
-//! ends in a value or in errors. Valid JSON is also coerced as already-parsed arguments.
+//! lenient and the strict policy. Nothing may panic: every input ends in a value or in errors.
+//! Valid JSON is also coerced as already-parsed arguments. And `deserialize_arguments`, which
+//! skips coercion for text it finds canonical, must agree with `coerce_arguments` exactly.
 
 #![no_main]
 
@@ -10,7 +11,7 @@ use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use toolsmith_types::{
     Arguments, EnumType, Field, MapType, Policy, StructType, TaggedUnion, Type, TypeGraph,
-    UnknownKeys, coerce_arguments,
+    UnknownKeys, coerce_arguments, deserialize_arguments,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -18,7 +19,17 @@ fuzz_target!(|data: &[u8]| {
     let parsed: Option<Value> = serde_json::from_str(&text).ok();
     for graph in graphs() {
         for policy in policies() {
-            let _ = coerce_arguments(graph, Arguments::Text(&text), policy);
+            let coerced = coerce_arguments(graph, Arguments::Text(&text), policy);
+            let deserialized =
+                deserialize_arguments::<Value>(graph, Arguments::Text(&text), policy);
+            match (&coerced, &deserialized) {
+                (Ok(c), Ok(d)) => assert!(
+                    c.value == d.value && c.repairs == d.repairs,
+                    "fast path disagrees on {text:?}: {c:?} vs {d:?}"
+                ),
+                (Err(c), Err(d)) => assert_eq!(c, d, "fast path disagrees on {text:?}"),
+                _ => panic!("fast path disagrees on {text:?}: {coerced:?} vs {deserialized:?}"),
+            }
             if let Some(value) = &parsed {
                 let _ = coerce_arguments(graph, Arguments::Json(value), policy);
             }

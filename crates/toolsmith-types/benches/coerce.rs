@@ -128,7 +128,7 @@ const MESSY: &str = r#"{
   "task": {
     "title": "Ship the coercion benchmark",
     "description": "Measure coercion plus deserialization against plain serde_json.",
-    "status": "IN_PROGRESS",
+    "status": "In-Progress",
     "metadata": {
       "id": "TASK-1042",
       "priority": "HIGH",

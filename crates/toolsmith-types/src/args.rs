@@ -133,7 +133,9 @@ pub struct Deserialized<T> {
 /// Clean text (already the canonical value: the common case) is checked in one streaming pass
 /// and deserialized straight from the text, without building a `serde_json::Value`; anything
 /// else takes the full coercion, and then serde builds `T` from the canonical value. Both paths
-/// give the same `T` and the same repairs.
+/// report the same repairs and errors, and give the same `T` for any `T` that does not depend on
+/// the order of object keys or on the raw text (`serde_json::value::RawValue` does; so does a
+/// `Value` with serde_json's `preserve_order`, whose keys keep the order they were sent in).
 ///
 /// ```
 /// use toolsmith_types::{deserialize_arguments, Arguments, Describe, Policy};

@@ -48,7 +48,8 @@ pub trait Describe {
 /// Defines the named type `name` once and returns a reference to it.
 ///
 /// The first call runs `build` (with `name` already reserved, so recursion through `name` ends in
-/// a reference); later calls return the reference without building again.
+/// a reference); later calls return the reference without building again. A name is one type:
+/// two different types described under the same name share the first one's definition.
 pub fn define(
     defs: &mut Definitions,
     name: &str,

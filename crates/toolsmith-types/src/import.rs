@@ -11,7 +11,10 @@
 //!   anything);
 //! - `properties` or `required` without `type` mean an object;
 //! - `oneOf` is read as `anyOf` (tool unions are disjoint in practice);
-//! - a property's `description` describes the field; elsewhere it describes the type.
+//! - a property's `description` describes the field; elsewhere it describes the type, and is
+//!   kept where the type model has room for one (structs, enums, tagged unions) and dropped
+//!   elsewhere (the `items` of an array, a map's values, a member of an untagged union): a
+//!   description never changes which values are valid.
 
 use std::collections::{HashMap, VecDeque};
 

@@ -45,6 +45,8 @@ pub enum Mode {
     #[default]
     Lenient,
     /// Refuse anything that would need a repair, with an error where the repair would have been.
+    /// (Dropping unknown keys under [`UnknownKeys::Ignore`] is the policy's own choice, so it
+    /// still happens, recorded as an `extra_ignored` repair.)
     Strict,
 }
 
@@ -54,7 +56,7 @@ pub enum UnknownKeys {
     /// An `extra_forbidden` error at the key's path, listing the valid names.
     #[default]
     Reject,
-    /// Drop the key, recording an `extra_ignored` repair.
+    /// Drop the key, recording an `extra_ignored` repair (in strict mode too).
     Ignore,
 }
 

@@ -167,3 +167,22 @@ fn json_arguments_are_deserialized_through_coercion() {
     assert_eq!(out.value.metadata.priority, "high");
     assert_eq!(out.value.notes, "");
 }
+
+#[test]
+fn a_key_that_coercion_would_rename_is_not_taken_as_it_is() {
+    let graph = TypeGraph::new(Type::Struct(StructType {
+        fields: vec![Field::new("user_name", Type::string()).optional()],
+        additional: Some(Box::new(Type::Any)),
+        ..StructType::anonymous()
+    }));
+    let text = r#"{"userName": "ada"}"#;
+    assert_eq!(raw(&graph, text), Ok(Taken::Coerced));
+    let out = deserialize_arguments::<serde_json::Value>(
+        &graph,
+        Arguments::Text(text),
+        &Policy::default(),
+    )
+    .unwrap();
+    assert_eq!(out.value, json!({"user_name": "ada"}));
+    assert_eq!(out.repairs[0].code, RepairCode::KeyRenamed);
+}

@@ -1124,16 +1124,6 @@ fn strict_policy_refuses_each_step_of_a_composed_repair() {
 }
 
 #[test]
-fn strict_policy_refuses_to_drop_unknown_keys_even_when_ignoring_them() {
-    let policy = Policy {
-        unknown_keys: UnknownKeys::Ignore,
-        ..Policy::strict()
-    };
-    let errs = rejected_under(&weather(), json!({"city": "Oslo", "zone": 1}), &policy);
-    assert_eq!(errors(&errs), [("/zone", "repair_refused")]);
-}
-
-#[test]
 fn strict_policy_accepts_canonical_input() {
     let canonical = accepted(&task_request(), messy_task()).value;
     let out = coerce_with(&task_request(), &canonical, &Policy::strict()).unwrap();
@@ -1241,4 +1231,114 @@ fn task_request_in_canonical_form_is_accepted_unchanged() {
         "assignees": ["ada", "bob"]
     });
     assert_accepted(&task_request(), input.clone(), input);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Edges between rows
+
+#[test]
+fn a_key_naming_a_field_in_another_style_is_renamed_even_where_extra_keys_are_allowed() {
+    let ty = Type::Struct(StructType {
+        fields: vec![Field::new("user_name", Type::string()).optional()],
+        additional: Some(Box::new(Type::Any)),
+        ..StructType::anonymous()
+    });
+    let out = accepted(&ty, json!({"userName": "ada", "other": 1}));
+    assert_eq!(out.value, json!({"user_name": "ada", "other": 1}));
+    assert_eq!(repairs(&out), [("/userName", "key_renamed")]);
+}
+
+#[test]
+fn a_declared_enum_value_wins_over_another_values_alias_of_the_same_spelling() {
+    let ty = Type::Enum(EnumType::strings(["a", "b"]).alias("a", "b"));
+    assert_accepted(&ty, json!("b"), json!("b"));
+    let out = coerce_with(&ty, &json!("b"), &Policy::strict()).unwrap();
+    assert!(out.repairs.is_empty());
+}
+
+#[test]
+fn a_long_chain_of_references_resolves() {
+    let mut graph = TypeGraph::new(Type::reference("a0"));
+    for i in 0..40 {
+        graph
+            .defs
+            .insert(format!("a{i}"), Type::reference(format!("a{}", i + 1)));
+    }
+    graph.defs.insert("a40".to_owned(), Type::string());
+    let out = coerce(&graph, &json!("x"), &Policy::strict()).unwrap();
+    assert_eq!(out.value, json!("x"));
+}
+
+#[test]
+fn a_default_is_filled_in_its_canonical_form() {
+    let ty = object(vec![
+        Field::new("n", Type::integer()).default_value(json!(5.0)),
+    ]);
+    let out = accepted(&ty, json!({}));
+    assert_eq!(out.value, json!({"n": 5}));
+    assert!(out.value["n"].is_i64());
+    assert!(out.repairs.is_empty());
+}
+
+#[test]
+fn a_default_that_does_not_fit_its_field_is_an_error_in_the_type() {
+    let ty = object(vec![
+        Field::new("n", Type::integer()).default_value(json!("five")),
+    ]);
+    let errs = rejected(&ty, json!({}));
+    assert_eq!(errors(&errs), [("/n", "schema_invalid")]);
+    assert!(errs.0[0].message().contains("default"), "{errs}");
+    // A value sent for the field does not need the default.
+    assert_accepted(&ty, json!({"n": 3}), json!({"n": 3}));
+}
+
+#[test]
+fn integer_enum_map_keys_spelled_exactly_need_no_repair() {
+    let ty = Type::Map(MapType {
+        keys: MapKeys::Enum(EnumType::integers([1, 2])),
+        values: Box::new(Type::Boolean),
+    });
+    let out = coerce_with(&ty, &json!({"1": true, "2": false}), &Policy::strict()).unwrap();
+    assert_eq!(out.value, json!({"1": true, "2": false}));
+    assert!(out.repairs.is_empty());
+    assert_eq!(errors(&rejected(&ty, json!({"3": true}))), [("/3", "enum")]);
+}
+
+#[test]
+fn ignoring_unknown_keys_still_drops_them_in_strict_mode() {
+    let ty = object(vec![Field::new("city", Type::string())]);
+    let policy = Policy {
+        unknown_keys: UnknownKeys::Ignore,
+        ..Policy::strict()
+    };
+    let out = coerce_with(&ty, &json!({"city": "Paris", "mood": "sunny"}), &policy).unwrap();
+    assert_eq!(out.value, json!({"city": "Paris"}));
+    assert_eq!(repairs(&out), [("/mood", "extra_ignored")]);
+}
+
+#[test]
+fn many_values_whose_union_variant_is_inferred_stay_within_the_work_budget() {
+    let variant = |name: &str, field: &str| {
+        Type::Struct(
+            StructType::new(name)
+                .field(Field::new(field, Type::integer()))
+                .field(Field::new("label", Type::string()))
+                .field(Field::new("note", Type::string()).optional()),
+        )
+    };
+    let shape = Type::Tagged(
+        TaggedUnion::new()
+            .variant("Circle", variant("Circle", "radius"))
+            .variant("Square", variant("Square", "side"))
+            .variant("Line", variant("Line", "length")),
+    );
+    let items: Vec<Value> = (0..5_000)
+        .map(|i| json!({"side": i, "label": "s"}))
+        .collect();
+    let out = accepted(&Type::array(shape), Value::Array(items));
+    assert_eq!(out.repairs.len(), 5_000);
+    assert_eq!(
+        out.value[4_999],
+        json!({"_type": "Square", "side": 4_999, "label": "s"})
+    );
 }

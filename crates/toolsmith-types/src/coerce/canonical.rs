@@ -2,8 +2,8 @@
 //!
 //! Most tool calls are clean. For those, the text can be deserialized straight into the Rust
 //! type, skipping the `Value` tree that coercion needs: this check streams over the text once,
-//! borrowing strings, and answers "canonical" only when coercion would return the same value
-//! with no repair. It is conservative: anything it is unsure of (an untagged union, a default to
+//! borrowing strings, and answers "canonical" only when coercion would return an equal value
+//! (its keys possibly in declaration order) with no repair and no error. It is conservative: anything it is unsure of (an untagged union, a default to
 //! fill in, a `_type` that is not the first key) answers "no", and the full coercion decides.
 
 use std::borrow::Cow;
@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::fold_style;
 use super::scalar::{Int, integer_violations, number_violations, string_violations};
 use crate::policy::Limits;
 use crate::ty::{EnumType, EnumValue, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph};
@@ -246,8 +247,11 @@ impl<'g> Resolved<'g> {
                     map.next_value_seed(self.at.child(&st.fields[i].ty))?;
                 }
                 None => match (&st.additional, &mut extra) {
+                    // A key that names a field in another case or style is renamed by coercion.
                     (Some(extra_ty), Some(seen_extra))
-                        if key != TYPE_TAG && !seen_extra.contains(&key) =>
+                        if key != TYPE_TAG
+                            && !seen_extra.contains(&key)
+                            && !names_a_field_loosely(st, &key) =>
                     {
                         seen_extra.insert(key);
                         map.next_value_seed(self.at.child(extra_ty))?;
@@ -282,6 +286,12 @@ impl<'g> Resolved<'g> {
             _ => no(),
         }
     }
+}
+
+/// Whether `key` folds (case and word style aside) to the name of a field of `st`.
+fn names_a_field_loosely(st: &StructType, key: &str) -> bool {
+    let folded = fold_style(key);
+    st.fields.iter().any(|f| fold_style(&f.name) == folded)
 }
 
 /// Whether `s` is exactly one of the string values of `et` (an alias is not canonical).

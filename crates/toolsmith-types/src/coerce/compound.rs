@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::path::Path;
-use super::{Coercer, Out, abridged};
+use super::{Coercer, Out, abridged, fold_style};
 use crate::diagnostics::{CoerceError, ErrorCode, RepairCode};
 use crate::policy::UnknownKeys;
 use crate::ty::{
@@ -41,14 +41,6 @@ impl<'v> Slot<'v> {
     }
 }
 
-/// A key folded for matching field names across styles: lowercase, no `_` or `-`.
-fn folded_key(key: &str) -> String {
-    key.chars()
-        .filter(|c| !matches!(c, '_' | '-'))
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// The field that `key` names in another case or style, when that is unambiguous: exactly one
 /// declared field folds to the same name, it is not also sent under its own name, and no other
 /// sent key folds to it.
@@ -56,10 +48,10 @@ fn rename_target(st: &StructType, input: &Map<String, Value>, key: &str) -> Opti
     if key == TYPE_TAG {
         return None;
     }
-    let folded = folded_key(key);
+    let folded = fold_style(key);
     let mut target = None;
     for (index, field) in st.fields.iter().enumerate() {
-        if folded_key(&field.name) == folded {
+        if fold_style(&field.name) == folded {
             if target.is_some() {
                 return None;
             }
@@ -68,7 +60,7 @@ fn rename_target(st: &StructType, input: &Map<String, Value>, key: &str) -> Opti
     }
     let index = target?;
     let unambiguous = !input.contains_key(&st.fields[index].name)
-        && input.keys().filter(|k| folded_key(k) == folded).count() == 1;
+        && input.keys().filter(|k| fold_style(k) == folded).count() == 1;
     unambiguous.then_some(index)
 }
 
@@ -160,16 +152,29 @@ impl<'g> Coercer<'g> {
         }
         same &= tag.is_none() || input.contains_key(TYPE_TAG);
 
-        for (field, slot) in fields.iter().zip(&slots) {
+        for (field, slot) in fields.iter().zip(&mut slots) {
             match slot {
                 Slot::Same(_) | Slot::Failed => {}
-                Slot::New(_) | Slot::Omitted => same = false,
+                Slot::New(_) => same = false,
                 Slot::Empty if field.required => {
                     let expected = self.expected(&field.ty);
                     self.error(&path.key(&field.name), ErrorCode::Missing, None, expected);
                     ok = false;
                 }
-                Slot::Empty => same &= field.default.is_none(),
+                Slot::Empty | Slot::Omitted => {
+                    if let Some(default) = &field.default {
+                        same = false;
+                        *slot = match self.canonical_default(field, default, path) {
+                            Some(value) => Slot::New(value),
+                            None => {
+                                ok = false;
+                                Slot::Failed
+                            }
+                        };
+                    } else if matches!(slot, Slot::Omitted) {
+                        same = false;
+                    }
+                }
             }
         }
         same &= extra.iter().all(|(_, slot)| matches!(slot, Slot::Same(_)));
@@ -188,11 +193,7 @@ impl<'g> Coercer<'g> {
             let value = match slot {
                 Slot::Same(value) => value.clone(),
                 Slot::New(value) => value,
-                Slot::Empty | Slot::Omitted => match &field.default {
-                    Some(default) => default.clone(),
-                    None => continue,
-                },
-                Slot::Failed => continue,
+                Slot::Empty | Slot::Omitted | Slot::Failed => continue,
             };
             out.insert(field.name.clone(), value);
         }
@@ -204,6 +205,31 @@ impl<'g> Coercer<'g> {
             };
         }
         Some(Out::New(Value::Object(out)))
+    }
+
+    /// The canonical form of a field's default. A default is part of the type, not of the
+    /// input, so one that does not fit its field exactly (not even after repairs) is an error in
+    /// the type.
+    fn canonical_default(
+        &mut self,
+        field: &'g Field,
+        default: &Value,
+        path: &Path<'_>,
+    ) -> Option<Value> {
+        let field_path = path.key(&field.name);
+        let trial = self.trial(|c| c.value(&field.ty, default, &field_path));
+        if trial.is_clean() {
+            trial.value.map(|out| out.into_value(default))
+        } else {
+            let expected = format!(
+                "a type whose default for `{}` fits the field ({} is not {})",
+                field.name,
+                default,
+                self.expected(&field.ty)
+            );
+            self.error(&field_path, ErrorCode::SchemaInvalid, None, expected);
+            None
+        }
     }
 
     /// One declared field's value; `null` for an optional field that cannot be `null` means
@@ -252,8 +278,10 @@ impl<'g> Coercer<'g> {
     fn unknown_key(&mut self, st: &StructType, key: &str, value: &Value, path: &Path<'_>) -> bool {
         match self.policy.unknown_keys {
             UnknownKeys::Ignore => {
-                let code = RepairCode::ExtraIgnored;
-                self.repair(path, code, A_DECLARED_FIELD, value, &Value::Null)
+                // Asked for by the policy itself, so recorded but never refused, even in strict
+                // mode.
+                self.record(path, RepairCode::ExtraIgnored, value, &Value::Null);
+                true
             }
             UnknownKeys::Reject => {
                 let allowed = st.fields.iter().map(|f| f.name.clone()).collect();

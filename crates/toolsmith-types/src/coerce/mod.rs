@@ -88,6 +88,15 @@ pub fn coerce_owned(
     }))
 }
 
+/// Text folded for matching across case and word style: lowercase, without `_`, `-` or spaces,
+/// so `In-Progress`, `in_progress` and `inProgress` agree (for enum values and field names).
+fn fold_style(text: &str) -> String {
+    text.chars()
+        .filter(|c| !matches!(c, '_' | '-' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// Most steps taken at one place in the input without descending into it (following a
 /// reference, trying a union member, wrapping a value in an array). Bounds types such as
 /// `T = T | int` or `T = [T]` that would otherwise recurse forever on a scalar.
@@ -149,6 +158,8 @@ struct Trial {
     value: Option<Out>,
     repairs: Vec<Repair>,
     errors: Vec<CoerceError>,
+    /// Speculative steps taken inside it (nested trials included).
+    steps: usize,
 }
 
 impl Trial {
@@ -293,13 +304,15 @@ impl<'g> Coercer<'g> {
             },
             Type::Tagged(tu) => self.tagged(tu, input, path),
             Type::Union(members) => self.union(members, input, path, hops),
-            Type::Ref(name) => match self.graph.defs.get(name) {
-                Some(target) => self.dispatch(target, input, path, hops + 1),
+            // Following references costs no hop: `resolve` itself stops at a cycle of bare
+            // references, however long a chain of aliases is.
+            Type::Ref(name) => match self.graph.resolve(ty) {
+                Some(target) => self.dispatch(target, input, path, hops),
                 None => self.fail(
                     path,
                     ErrorCode::SchemaInvalid,
                     None,
-                    format!("a type defined as `{name}` (the schema does not define it)"),
+                    format!("a type defined as `{name}` (it is undefined, or only refers on)"),
                 ),
             },
             Type::Any => self.any(input, path),
@@ -308,7 +321,7 @@ impl<'g> Coercer<'g> {
 
     /// Runs `coerce` with its diagnostics kept aside.
     fn trial(&mut self, coerce: impl FnOnce(&mut Self) -> Option<Out>) -> Trial {
-        let (repairs, errors) = (self.repairs.len(), self.errors.len());
+        let (repairs, errors, steps) = (self.repairs.len(), self.errors.len(), self.trial_steps);
         self.trial_depth += 1;
         let value = coerce(self);
         self.trial_depth -= 1;
@@ -316,6 +329,7 @@ impl<'g> Coercer<'g> {
             value,
             repairs: self.repairs.split_off(repairs),
             errors: self.errors.split_off(errors),
+            steps: self.trial_steps - steps,
         }
     }
 
@@ -335,6 +349,12 @@ impl<'g> Coercer<'g> {
 
     /// Keeps a trial's diagnostics, in place, and returns its value.
     fn commit(&mut self, trial: Trial) -> Option<Out> {
+        if self.trial_depth == 0 {
+            // The chosen trial was real work on the input, not speculation: it stops counting
+            // against the speculation budget (an outer trial, if any, settles this itself).
+            self.trial_steps -= trial.steps;
+            self.steps += trial.steps;
+        }
         self.repairs.extend(trial.repairs);
         self.errors.extend(trial.errors);
         trial.value
@@ -399,12 +419,7 @@ impl<'g> Coercer<'g> {
     ) -> bool {
         match self.policy.mode {
             Mode::Lenient => {
-                self.repairs.push(Repair::new(
-                    path.render(),
-                    code,
-                    abridged(from),
-                    abridged(to),
-                ));
+                self.record(path, code, from, to);
                 true
             }
             Mode::Strict => {
@@ -412,6 +427,12 @@ impl<'g> Coercer<'g> {
                 false
             }
         }
+    }
+
+    /// Records a change made to the input, whatever the mode.
+    fn record(&mut self, path: &Path<'_>, code: RepairCode, from: &Value, to: &Value) {
+        let repair = Repair::new(path.render(), code, abridged(from), abridged(to));
+        self.repairs.push(repair);
     }
 
     /// What a value of `ty` is, in words a model reads: `"an integer"`, `"a string or null"`.

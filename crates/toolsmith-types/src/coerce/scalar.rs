@@ -4,7 +4,7 @@
 use serde_json::{Number, Value};
 
 use super::path::Path;
-use super::{Coercer, Out};
+use super::{Coercer, Out, fold_style};
 use crate::diagnostics::{ErrorCode, RepairCode};
 use crate::ty::{EnumType, EnumValue, EnumVariant, IntegerType, NumberType, StringType};
 
@@ -161,14 +161,6 @@ fn find_integer(et: &EnumType, n: Int) -> Option<&EnumVariant> {
         .find(|v| matches!(v.value, EnumValue::Integer(i) if Int::from(i) == n))
 }
 
-/// Lowercase with word separators removed: `In-Progress`, `in_progress` and `inProgress` agree.
-fn style_folded(text: &str) -> String {
-    text.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// `text` without surrounding whitespace and pairs of surrounding quotes or backticks.
 fn trim_quotes(text: &str) -> &str {
     let mut text = text.trim();
@@ -196,6 +188,14 @@ enum EnumMatch<'e> {
 /// Matches enum text: the exact spelling; else, after trimming spaces and quotes, the exact
 /// spelling, integer text, or the only value equal ignoring case (then word style).
 fn match_enum_text<'e>(et: &'e EnumType, text: &str) -> EnumMatch<'e> {
+    // A declared value wins over another variant's alias of the same spelling.
+    if let Some(variant) = et
+        .variants
+        .iter()
+        .find(|v| matches!(&v.value, EnumValue::String(value) if value == text))
+    {
+        return EnumMatch::Exact(variant);
+    }
     if let Found::One(variant) = find_unique(et, |candidate| candidate == text) {
         return EnumMatch::Exact(variant);
     }
@@ -231,11 +231,11 @@ fn match_loosely<'e>(et: &'e EnumType, text: &str) -> EnumMatch<'e> {
         Found::Several => return EnumMatch::Ambiguous,
         Found::None => {}
     }
-    let folded = style_folded(text);
+    let folded = fold_style(text);
     if folded.is_empty() {
         return EnumMatch::NoMatch;
     }
-    match find_unique(et, |candidate| style_folded(candidate) == folded) {
+    match find_unique(et, |candidate| fold_style(candidate) == folded) {
         Found::One(variant) => EnumMatch::Repaired(variant, &[RepairCode::EnumCase]),
         Found::Several => EnumMatch::Ambiguous,
         Found::None => EnumMatch::NoMatch,
@@ -476,6 +476,11 @@ impl<'g> Coercer<'g> {
 
     /// An enum map key in its canonical spelling; errors and repairs are at `path`, the key's.
     pub(super) fn enum_key(&mut self, et: &EnumType, key: &str, path: &Path<'_>) -> Option<String> {
+        // Object keys are text: an integer value's exact decimal spelling is that value as it is.
+        let exact = et.variants.iter().find(|v| v.value.to_string() == key);
+        if let Some(variant) = exact {
+            return Some(variant.value.to_string());
+        }
         if let Found::One(variant) = find_unique(et, |candidate| candidate == key) {
             return Some(variant.value.to_string());
         }

@@ -603,11 +603,21 @@ impl Lcg {
 pub fn perturb(value: &Value, rng: &mut Lcg) -> Value {
     match value {
         Value::Array(items) => Value::Array(items.iter().map(|v| perturb(v, rng)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), perturb(v, rng)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            // Keys in another case or style, or the `_type` tag dropped: what coercion renames
+            // and infers.
+            let mut out = serde_json::Map::new();
+            for (k, v) in map {
+                let key = match rng.roll(8) {
+                    0 => k.to_uppercase(),
+                    1 => k.replace('_', ""),
+                    _ if k == "_type" && rng.roll(4) == 0 => continue,
+                    _ => k.clone(),
+                };
+                out.insert(key, perturb(v, rng));
+            }
+            Value::Object(out)
+        }
         scalar => match rng.roll(6) {
             0 => match scalar {
                 Value::Number(n) => Value::String(n.to_string()),
