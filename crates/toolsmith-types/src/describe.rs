@@ -86,10 +86,13 @@ macro_rules! describe_integer {
     ($($t:ty),*) => {$(
         impl Describe for $t {
             fn describe(_: &mut Definitions) -> Type {
-                // Bounds outside i64 are left to the 64-bit range check of coercion.
+                // Coercion keeps every integer in the 64-bit range already; only a narrower
+                // bound tells the model something.
+                let (min, max) = (i128::from(<$t>::MIN as i64), <$t>::MAX as i128);
                 Type::Integer(IntegerType {
-                    minimum: i64::try_from(<$t>::MIN).ok(),
-                    maximum: i64::try_from(<$t>::MAX).ok(),
+                    minimum: (min > i128::from(i64::MIN)).then_some(min),
+                    maximum: (max < i128::from(u64::MAX) && max != i128::from(i64::MAX))
+                        .then_some(max),
                     ..IntegerType::default()
                 })
             }

@@ -292,10 +292,18 @@ impl<'g> Emitter<'g> {
             }
             Type::Integer(i) => {
                 put(&mut out, "type", "integer");
-                put_opt(&mut out, "minimum", i.minimum);
-                put_opt(&mut out, "maximum", i.maximum);
-                put_opt(&mut out, "exclusiveMinimum", i.exclusive_minimum);
-                put_opt(&mut out, "exclusiveMaximum", i.exclusive_maximum);
+                put_opt(&mut out, "minimum", i.minimum.map(integer_json));
+                put_opt(&mut out, "maximum", i.maximum.map(integer_json));
+                put_opt(
+                    &mut out,
+                    "exclusiveMinimum",
+                    i.exclusive_minimum.map(integer_json),
+                );
+                put_opt(
+                    &mut out,
+                    "exclusiveMaximum",
+                    i.exclusive_maximum.map(integer_json),
+                );
                 if i.multiple_of == Some(0) {
                     return Err(self.invalid("multipleOf", "`multipleOf` must be positive"));
                 }
@@ -609,6 +617,18 @@ fn dangling_name(ty: &Type) -> String {
 
 fn put(out: &mut Schema, keyword: &str, value: impl Into<Value>) {
     out.insert(keyword.to_owned(), value.into());
+}
+
+/// An integer bound as JSON: exact within the 64-bit range (signed or unsigned), the nearest
+/// number beyond it.
+fn integer_json(bound: i128) -> Value {
+    if let Ok(i) = i64::try_from(bound) {
+        Value::from(i)
+    } else if let Ok(u) = u64::try_from(bound) {
+        Value::from(u)
+    } else {
+        Value::from(bound as f64)
+    }
 }
 
 fn put_opt(out: &mut Schema, keyword: &str, value: Option<impl Into<Value>>) {

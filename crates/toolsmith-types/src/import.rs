@@ -1149,32 +1149,36 @@ fn pointer(base: &str, segment: &str) -> String {
 
 /// An integer bound from a JSON number: a whole number, with bounds past the 64-bit range that
 /// every 64-bit integer satisfies read as no bound. `low` is true for lower bounds.
-fn integer_bound(value: &Value, low: bool) -> Result<Option<i64>, &'static str> {
+fn integer_bound(value: &Value, low: bool) -> Result<Option<i128>, &'static str> {
     if let Some(i) = value.as_i64() {
-        return Ok(Some(i));
+        return Ok(Some(i128::from(i)));
+    }
+    if let Some(u) = value.as_u64() {
+        return Ok(Some(i128::from(u)));
     }
     let Some(f) = value.as_f64() else {
         return Err("must be a number");
     };
-    if value.is_u64() || f.fract() == 0.0 {
-        // Past the 64-bit range: no bound on one side, nothing valid on the other.
-        if f >= i64::MAX as f64 {
-            return if low {
-                Err("is past the 64-bit integer range")
-            } else {
-                Ok(None)
-            };
-        }
-        if f <= i64::MIN as f64 {
-            return if low {
-                Ok(None)
-            } else {
-                Err("is past the 64-bit integer range")
-            };
-        }
-        return Ok(Some(f as i64));
+    if f.fract() != 0.0 {
+        return Err("of an integer must be a whole number");
     }
-    Err("of an integer must be a whole number")
+    // Past the 64-bit range: no bound on one side, nothing valid on the other.
+    if f >= 18_446_744_073_709_551_616.0 {
+        return if low {
+            Err("is past the 64-bit integer range")
+        } else {
+            Ok(None)
+        };
+    }
+    if f < -9_223_372_036_854_775_808.0 {
+        return if low {
+            Ok(None)
+        } else {
+            Err("is past the 64-bit integer range")
+        };
+    }
+    // Exact: `f` is whole and within the range of i128.
+    Ok(Some(f as i128))
 }
 
 /// How deeply a JSON value nests, counted without recursion.

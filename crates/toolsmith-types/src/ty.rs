@@ -173,23 +173,26 @@ impl fmt::Debug for Pattern {
 }
 
 /// Bounds on an integer. All bounds are inclusive unless named exclusive.
+///
+/// Bounds are `i128` so that every bound a 64-bit value can meet (signed or unsigned) is exact;
+/// values themselves are checked against the 64-bit range by coercion.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct IntegerType {
     /// Smallest allowed value.
-    pub minimum: Option<i64>,
+    pub minimum: Option<i128>,
     /// Largest allowed value.
-    pub maximum: Option<i64>,
+    pub maximum: Option<i128>,
     /// Values must be greater than this.
-    pub exclusive_minimum: Option<i64>,
+    pub exclusive_minimum: Option<i128>,
     /// Values must be less than this.
-    pub exclusive_maximum: Option<i64>,
+    pub exclusive_maximum: Option<i128>,
     /// Values must be a multiple of this (positive).
     pub multiple_of: Option<u64>,
 }
 
 impl IntegerType {
     /// An integer between `minimum` and `maximum`, inclusive.
-    pub fn range(minimum: i64, maximum: i64) -> Self {
+    pub fn range(minimum: i128, maximum: i128) -> Self {
         IntegerType {
             minimum: Some(minimum),
             maximum: Some(maximum),

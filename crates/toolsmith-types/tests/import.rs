@@ -64,14 +64,40 @@ fn integer_with_bounds() {
 }
 
 #[test]
-fn integer_bound_past_the_64_bit_range_is_no_bound() {
-    let ty = root(json!({"type": "integer", "minimum": 0, "maximum": 18446744073709551615u64}));
+fn unsigned_64_bit_integer_bounds_are_exact() {
+    let ty = root(json!({
+        "type": "integer",
+        "minimum": 9223372036854775808u64,
+        "maximum": 10000000000000000000u64
+    }));
+    assert_eq!(
+        ty,
+        Type::Integer(IntegerType::range(
+            9_223_372_036_854_775_808,
+            10_000_000_000_000_000_000
+        ))
+    );
+    let graph = TypeGraph::new(ty);
+    let policy = toolsmith_types::Policy::default();
+    assert!(toolsmith_types::coerce(&graph, &json!(10000000000000000000u64), &policy).is_ok());
+    let errors =
+        toolsmith_types::coerce(&graph, &json!(18446744073709551615u64), &policy).unwrap_err();
+    assert_eq!(errors.0[0].code.as_str(), "less_than_equal");
+}
+
+#[test]
+fn integer_bound_past_the_64_bit_range_is_no_bound_on_the_open_side() {
+    let ty = root(json!({"type": "integer", "minimum": 0, "maximum": 1e30}));
     assert_eq!(
         ty,
         Type::Integer(IntegerType {
             minimum: Some(0),
             ..IntegerType::default()
         })
+    );
+    assert_eq!(
+        error_paths(json!({"type": "integer", "minimum": 1e30})),
+        ["/minimum"]
     );
 }
 

@@ -51,8 +51,8 @@ fn arb_integer_type() -> impl Strategy<Value = IntegerType> {
     prop_oneof![
         Just(IntegerType::default()),
         (
-            -50i64..50,
-            0i64..100,
+            -50i128..50,
+            0i128..100,
             any::<bool>(),
             any::<bool>(),
             prop::option::of(1u64..6)
@@ -68,7 +68,7 @@ fn arb_integer_type() -> impl Strategy<Value = IntegerType> {
                     multiple_of,
                 }
             }),
-        (-1000i64..1000).prop_map(|min| IntegerType {
+        (-1000i128..1000).prop_map(|min| IntegerType {
             minimum: Some(min),
             ..IntegerType::default()
         }),
@@ -294,8 +294,8 @@ pub fn arb_graph() -> impl Strategy<Value = TypeGraph> {
 
 /// The inclusive integer range an integer type allows, clipped to keep values readable.
 fn integer_range(t: &IntegerType) -> (i64, i64) {
-    let mut low = -1_000_000i64;
-    let mut high = 1_000_000i64;
+    let mut low = -1_000_000i128;
+    let mut high = 1_000_000i128;
     if let Some(m) = t.minimum {
         low = low.max(m);
     }
@@ -308,7 +308,8 @@ fn integer_range(t: &IntegerType) -> (i64, i64) {
     if let Some(m) = t.exclusive_maximum {
         high = high.min(m - 1);
     }
-    (low, high)
+    // Within ±1e6 after the clipping above.
+    (low as i64, high as i64)
 }
 
 /// Values of a number type are drawn from the grid of quarters, which binary floats hold exactly.
