@@ -328,8 +328,7 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>), Failure> {
         }
     };
 
-    let ast = parse_to_ast(&work, &CollectOptions::default(), &parse_options(&[]))
-        .map_err(from_parse_error)?;
+    let value = lenient_value(&work, &parse_options(&[]))?;
     let leniencies: Vec<RepairCode> = LENIENCIES
         .iter()
         .filter(|code| {
@@ -341,10 +340,6 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>), Failure> {
         // The lenient parser took something JSON forbids and no repair names: not ours to accept.
         return Err(Failure::Invalid(strict_failure));
     }
-    let value = match ast.value {
-        Some(value) => ast_to_value(value, &mut Vec::new())?,
-        None => Value::Object(Map::new()),
-    };
     codes.extend(leniencies);
     codes.extend(python.map(|_| RepairCode::PythonLiterals));
     Ok((value, codes))
@@ -411,18 +406,21 @@ fn read_strict(text: &str) -> Result<Value, Failure> {
         });
     }
     if error.to_string().starts_with("recursion limit exceeded") {
-        let all_off = parse_options(&LENIENCIES);
-        let ast =
-            parse_to_ast(text, &CollectOptions::default(), &all_off).map_err(from_parse_error)?;
-        return match ast.value {
-            Some(value) => ast_to_value(value, &mut Vec::new()),
-            None => Ok(Value::Object(Map::new())),
-        };
+        return lenient_value(text, &parse_options(&LENIENCIES));
     }
     Err(Failure::Invalid(Invalid {
         at: byte_offset(text, error.line(), error.column()),
         reason: error.to_string(),
     }))
+}
+
+/// `text` read by jsonc-parser under `options` (blank text is `{}`), duplicate keys rejected.
+fn lenient_value(text: &str, options: &ParseOptions) -> Result<Value, Failure> {
+    let ast = parse_to_ast(text, &CollectOptions::default(), options).map_err(from_parse_error)?;
+    match ast.value {
+        Some(value) => ast_to_value(value, &mut Vec::new()),
+        None => Ok(Value::Object(Map::new())),
+    }
 }
 
 /// The first duplicate key met while deserializing, and the path to its object.

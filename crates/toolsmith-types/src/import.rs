@@ -541,28 +541,19 @@ impl<'s> Importer<'s> {
         let mut variants: Vec<EnumVariant> = Vec::new();
         let mut null = false;
         for (i, value) in values.iter().enumerate() {
-            let (value, kind) = match value {
-                Value::String(s) => (EnumValue::String(s.clone()), "string"),
-                Value::Number(n) if n.as_i64().is_some() => (
-                    EnumValue::Integer(n.as_i64().unwrap_or_default()),
-                    "integer",
-                ),
-                Value::Null => {
-                    null = true;
-                    continue;
-                }
-                _ => {
-                    self.error(
-                        &pointer(&path_enum, &i.to_string()),
-                        "enum values must be strings, integers or null",
-                    );
-                    continue;
-                }
+            if value.is_null() {
+                null = true;
+                continue;
+            }
+            let Some((value, kind)) = enum_value(value) else {
+                self.error(
+                    &pointer(&path_enum, &i.to_string()),
+                    "enum values must be strings, integers or null",
+                );
+                continue;
             };
             if let Some(types) = &types
-                && !types
-                    .iter()
-                    .any(|t| *t == kind || (kind == "integer" && *t == "number"))
+                && !fits(types, kind)
             {
                 self.error(
                     &pointer(&path_enum, &i.to_string()),
@@ -595,21 +586,12 @@ impl<'s> Importer<'s> {
     fn constant(&mut self, object: &Map<String, Value>, path: &str) -> Type {
         let path_const = pointer(path, "const");
         let types = self.type_names(object, path);
-        let (value, kind) = match object.get("const") {
-            Some(Value::String(s)) => (EnumValue::String(s.clone()), "string"),
-            Some(Value::Number(n)) if n.as_i64().is_some() => (
-                EnumValue::Integer(n.as_i64().unwrap_or_default()),
-                "integer",
-            ),
-            _ => {
-                self.error(&path_const, "`const` must be a string or an integer");
-                return Type::Any;
-            }
+        let Some((value, kind)) = object.get("const").and_then(enum_value) else {
+            self.error(&path_const, "`const` must be a string or an integer");
+            return Type::Any;
         };
         if let Some(types) = types
-            && !types
-                .iter()
-                .any(|t| *t == kind || (kind == "integer" && *t == "number"))
+            && !fits(&types, kind)
         {
             self.error(&path_const, format!("`const` {value} does not fit `type`"));
             return Type::Any;
@@ -799,37 +781,15 @@ impl<'s> Importer<'s> {
     }
 
     fn integer(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let mut out = IntegerType::default();
-        let draft4 = self.draft4_exclusive(object, path);
-        for (keyword, low) in [
-            ("minimum", true),
-            ("maximum", false),
-            ("exclusiveMinimum", true),
-            ("exclusiveMaximum", false),
-        ] {
-            let Some(value) = object.get(keyword) else {
-                continue;
-            };
-            if value.is_boolean() {
-                continue; // draft-4 spelling, folded in below
-            }
-            let bound = match integer_bound(value, low) {
-                Ok(bound) => bound,
-                Err(reason) => {
-                    self.error(&pointer(path, keyword), format!("`{keyword}` {reason}"));
-                    continue;
-                }
-            };
-            let slot = match keyword {
-                "minimum" if draft4.0 => &mut out.exclusive_minimum,
-                "maximum" if draft4.1 => &mut out.exclusive_maximum,
-                "minimum" => &mut out.minimum,
-                "maximum" => &mut out.maximum,
-                "exclusiveMinimum" => &mut out.exclusive_minimum,
-                _ => &mut out.exclusive_maximum,
-            };
-            *slot = bound;
-        }
+        let [minimum, maximum, exclusive_minimum, exclusive_maximum] =
+            self.bounds(object, path, integer_bound);
+        let mut out = IntegerType {
+            minimum,
+            maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+            multiple_of: None,
+        };
         if let Some(value) = object.get("multipleOf") {
             match value.as_u64().filter(|m| *m > 0).or_else(|| {
                 value
@@ -848,43 +808,75 @@ impl<'s> Importer<'s> {
     }
 
     fn number(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let mut out = NumberType::default();
+        let [minimum, maximum, exclusive_minimum, exclusive_maximum] =
+            self.bounds(object, path, |value, _| match value.as_f64() {
+                Some(bound) if bound.is_finite() => Ok(Some(bound)),
+                _ => Err("must be a number"),
+            });
+        let mut out = NumberType {
+            minimum,
+            maximum,
+            exclusive_minimum,
+            exclusive_maximum,
+            multiple_of: None,
+        };
+        if let Some(value) = object.get("multipleOf") {
+            match value.as_f64().filter(|m| m.is_finite() && *m > 0.0) {
+                Some(m) => out.multiple_of = Some(m),
+                None => self.error(
+                    &pointer(path, "multipleOf"),
+                    "`multipleOf` must be a positive number",
+                ),
+            }
+        }
+        Type::Number(out)
+    }
+
+    /// `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum`, each read by `read`
+    /// (told whether it is a lower bound), with the draft-4 boolean spelling folded in.
+    fn bounds<T>(
+        &mut self,
+        object: &Map<String, Value>,
+        path: &str,
+        read: impl Fn(&Value, bool) -> Result<Option<T>, &'static str>,
+    ) -> [Option<T>; 4] {
         let draft4 = self.draft4_exclusive(object, path);
-        for keyword in NUMBER_KEYWORDS {
-            let Some(value) = object.get(*keyword) else {
+        let [
+            mut minimum,
+            mut maximum,
+            mut exclusive_minimum,
+            mut exclusive_maximum,
+        ] = [None, None, None, None];
+        for (keyword, low) in [
+            ("minimum", true),
+            ("maximum", false),
+            ("exclusiveMinimum", true),
+            ("exclusiveMaximum", false),
+        ] {
+            let Some(value) = object.get(keyword) else {
                 continue;
             };
             if value.is_boolean() {
-                continue;
+                continue; // draft-4 spelling, folded in below
             }
-            let Some(bound) = value.as_f64().filter(|f| f.is_finite()) else {
-                self.error(
-                    &pointer(path, keyword),
-                    format!("`{keyword}` must be a number"),
-                );
-                continue;
-            };
-            let slot = match *keyword {
-                "minimum" if draft4.0 => &mut out.exclusive_minimum,
-                "maximum" if draft4.1 => &mut out.exclusive_maximum,
-                "minimum" => &mut out.minimum,
-                "maximum" => &mut out.maximum,
-                "exclusiveMinimum" => &mut out.exclusive_minimum,
-                "exclusiveMaximum" => &mut out.exclusive_maximum,
-                _ => {
-                    if bound <= 0.0 {
-                        self.error(
-                            &pointer(path, "multipleOf"),
-                            "`multipleOf` must be positive",
-                        );
-                        continue;
-                    }
-                    &mut out.multiple_of
+            let bound = match read(value, low) {
+                Ok(bound) => bound,
+                Err(reason) => {
+                    self.error(&pointer(path, keyword), format!("`{keyword}` {reason}"));
+                    continue;
                 }
             };
-            *slot = Some(bound);
+            let slot = match keyword {
+                "minimum" if draft4.0 => &mut exclusive_minimum,
+                "maximum" if draft4.1 => &mut exclusive_maximum,
+                "minimum" => &mut minimum,
+                "maximum" => &mut maximum,
+                "exclusiveMinimum" => &mut exclusive_minimum,
+                _ => &mut exclusive_maximum,
+            };
+            *slot = bound;
         }
-        Type::Number(out)
+        [minimum, maximum, exclusive_minimum, exclusive_maximum]
     }
 
     /// The draft-4 (OpenAPI 3.0) spelling `exclusiveMinimum: true`, which makes `minimum`
@@ -1149,6 +1141,22 @@ fn pointer(base: &str, segment: &str) -> String {
 
 /// An integer bound from a JSON number: a whole number, with bounds past the 64-bit range that
 /// every 64-bit integer satisfies read as no bound. `low` is true for lower bounds.
+/// An `enum` or `const` value the type model holds, with the name of its JSON type.
+fn enum_value(value: &Value) -> Option<(EnumValue, &'static str)> {
+    match value {
+        Value::String(s) => Some((EnumValue::String(s.clone()), "string")),
+        Value::Number(n) => n.as_i64().map(|i| (EnumValue::Integer(i), "integer")),
+        _ => None,
+    }
+}
+
+/// Whether a value of JSON type `kind` is allowed by the names in `type`.
+fn fits(types: &[&str], kind: &str) -> bool {
+    types
+        .iter()
+        .any(|t| *t == kind || (kind == "integer" && *t == "number"))
+}
+
 fn integer_bound(value: &Value, low: bool) -> Result<Option<i128>, &'static str> {
     if let Some(i) = value.as_i64() {
         return Ok(Some(i128::from(i)));

@@ -160,13 +160,7 @@ impl<'de> Visitor<'de> for Resolved<'_> {
         let Type::Array(at) = self.ty else {
             return no();
         };
-        let mut count: u64 = 0;
-        while seq.next_element_seed(self.at.child(&at.items))?.is_some() {
-            count += 1;
-            if count > self.at.limits.max_items as u64 {
-                return no();
-            }
-        }
+        let count = elements(&mut seq, self.at.limits, || self.at.child(&at.items))? as u64;
         let too_few = at.min_items.is_some_and(|min| count < min);
         let too_many = at.max_items.is_some_and(|max| count > max);
         if too_few || too_many { no() } else { Ok(()) }
@@ -176,20 +170,15 @@ impl<'de> Visitor<'de> for Resolved<'_> {
         match self.ty {
             Type::Struct(st) => self.fields(st, &mut map, None),
             Type::Tagged(tu) => self.tagged(tu, &mut map),
-            Type::Map(mt) => {
-                let mut seen = HashSet::new();
-                while let Some(key) = map.next_key_seed(Text)? {
-                    let key_ok = match &mt.keys {
-                        MapKeys::String => true,
-                        MapKeys::Enum(et) => names_value(et, &key),
-                    };
-                    if !key_ok || seen.len() >= self.at.limits.max_items || !seen.insert(key) {
-                        return no();
-                    }
-                    map.next_value_seed(self.at.child(&mt.values))?;
-                }
-                Ok(())
-            }
+            Type::Map(mt) => entries(
+                &mut map,
+                self.at.limits,
+                |key| match &mt.keys {
+                    MapKeys::String => true,
+                    MapKeys::Enum(et) => names_value(et, key),
+                },
+                || self.at.child(&mt.values),
+            ),
             _ => no(),
         }
     }
@@ -356,34 +345,63 @@ impl<'de> Visitor<'de> for AnyCheck<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let child = AnyCheck {
-            depth: self.depth + 1,
-            ..self
-        };
-        let mut count = 0;
-        while seq.next_element_seed(child)?.is_some() {
-            count += 1;
-            if count > self.limits.max_items {
-                return no();
-            }
-        }
-        Ok(())
+        elements(&mut seq, self.limits, || self.child()).map(|_| ())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let child = AnyCheck {
+        entries(&mut map, self.limits, |_| true, || self.child())
+    }
+}
+
+impl AnyCheck<'_> {
+    fn child(self) -> Self {
+        AnyCheck {
             depth: self.depth + 1,
             ..self
-        };
-        let mut seen = HashSet::new();
-        while let Some(key) = map.next_key_seed(Text)? {
-            if seen.len() >= self.limits.max_items || !seen.insert(key) {
-                return no();
-            }
-            map.next_value_seed(child)?;
         }
-        Ok(())
     }
+}
+
+/// Checks every element of an array with a seed from `child`; how many there were.
+fn elements<'de, A, S>(
+    seq: &mut A,
+    limits: &Limits,
+    child: impl Fn() -> S,
+) -> Result<usize, A::Error>
+where
+    A: SeqAccess<'de>,
+    S: DeserializeSeed<'de, Value = ()>,
+{
+    let mut count = 0;
+    while seq.next_element_seed(child())?.is_some() {
+        count += 1;
+        if count > limits.max_items {
+            return no();
+        }
+    }
+    Ok(count)
+}
+
+/// Checks every entry of a dictionary: its key with `key_ok`, its value with a seed from
+/// `child`; a repeated key is never canonical (argument text may not repeat one).
+fn entries<'de, A, S>(
+    map: &mut A,
+    limits: &Limits,
+    key_ok: impl Fn(&str) -> bool,
+    child: impl Fn() -> S,
+) -> Result<(), A::Error>
+where
+    A: MapAccess<'de>,
+    S: DeserializeSeed<'de, Value = ()>,
+{
+    let mut seen = HashSet::new();
+    while let Some(key) = map.next_key_seed(Text)? {
+        if !key_ok(&key) || seen.len() >= limits.max_items || !seen.insert(key) {
+            return no();
+        }
+        map.next_value_seed(child())?;
+    }
+    Ok(())
 }
 
 /// Reads a string, borrowing it from the text where it has no escapes. (`Cow<str>`'s own

@@ -545,20 +545,29 @@ fn breaks<T: PartialOrd>(code: ErrorCode, n: T, bound: T) -> bool {
     }
 }
 
+/// The bounds that `n` breaks, each with its code and expectation.
+fn bound_violations<T: Copy + PartialOrd + std::fmt::Display>(
+    checks: [(Option<T>, ErrorCode, &'static str); 4],
+    n: T,
+) -> Vec<(ErrorCode, String)> {
+    let mut out = Vec::new();
+    for (bound, code, words) in checks {
+        if let Some(bound) = bound.filter(|&b| breaks(code, n, b)) {
+            out.push((code, format!("{words} {bound}")));
+        }
+    }
+    out
+}
+
 /// The constraints of `it` that `n` breaks.
 pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, String)> {
-    let mut out = Vec::new();
     let checks = bounds(
         it.minimum,
         it.maximum,
         it.exclusive_minimum,
         it.exclusive_maximum,
     );
-    for (bound, code, words) in checks {
-        if let Some(bound) = bound.filter(|&b| breaks(code, n, Int::from(b))) {
-            out.push((code, format!("{words} {bound}")));
-        }
-    }
+    let mut out = bound_violations(checks, n);
     if let Some(m) = it.multiple_of.filter(|&m| m > 0 && n % Int::from(m) != 0) {
         out.push((ErrorCode::MultipleOf, format!("a multiple of {m}")));
     }
@@ -567,18 +576,13 @@ pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, St
 
 /// The constraints of `nt` that `f` breaks.
 pub(super) fn number_violations(nt: &NumberType, f: f64) -> Vec<(ErrorCode, String)> {
-    let mut out = Vec::new();
     let checks = bounds(
         nt.minimum,
         nt.maximum,
         nt.exclusive_minimum,
         nt.exclusive_maximum,
     );
-    for (bound, code, words) in checks {
-        if let Some(bound) = bound.filter(|&b| breaks(code, f, b)) {
-            out.push((code, format!("{words} {bound}")));
-        }
-    }
+    let mut out = bound_violations(checks, f);
     if let Some(m) = nt.multiple_of.filter(|&m| m > 0.0) {
         let quotient = f / m;
         // Tolerate the rounding of decimal fractions: 0.3 is a multiple of 0.1.
