@@ -354,14 +354,15 @@ impl<'g> Coercer<'g> {
             let trial = self.trial(|c| c.object(st, map, path, Some(&variant.tag)));
             if trial.is_clean() {
                 clean += 1;
-                accepted = accepted.or(Some((variant, trial.value)));
+                accepted = accepted.or(Some((variant, trial)));
             }
         }
         if self.out_of_trials(path) {
             return None;
         }
         match accepted {
-            Some((variant, value)) if clean == 1 => {
+            Some((variant, trial)) if clean == 1 => {
+                let value = self.commit(trial);
                 let to = Value::String(variant.tag.clone());
                 let code = RepairCode::UnionTagInferred;
                 let tag_path = path.key(TYPE_TAG);
@@ -413,7 +414,7 @@ impl<'g> Coercer<'g> {
         for member in members {
             let trial = self.trial(|c| c.dispatch(member, input, path, hops + 1));
             if trial.is_clean() {
-                return trial.value;
+                return self.commit(trial);
             }
             if fallback.is_none() && trial.is_acceptable() {
                 fallback = Some(trial);
@@ -469,8 +470,10 @@ impl<'g> Coercer<'g> {
                 // One value exactly valid as an element stands for a list of one.
                 let element = path.index(0);
                 let trial = self.trial(|c| c.dispatch(&at.items, input, &element, hops + 1));
-                let clean = trial.is_clean();
-                let (Some(value), true) = (trial.value, clean) else {
+                if !trial.is_clean() {
+                    return self.fail(path, ErrorCode::ListType, Some(input), AN_ARRAY);
+                }
+                let Some(value) = self.commit(trial) else {
                     return self.fail(path, ErrorCode::ListType, Some(input), AN_ARRAY);
                 };
                 let wrapped = Value::Array(vec![value.into_value(input)]);

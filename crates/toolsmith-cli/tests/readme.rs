@@ -1,16 +1,17 @@
-//! The README's `toolsmith coerce` example shows what coercion really produces.
+//! The README's `toolsmith coerce` example prints what the README shows.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
+use std::process::Command;
 
-use serde_json::{Value, json};
-use toolsmith_types::{Arguments, Policy, coerce_arguments, import};
+use serde_json::Value;
 
 fn repo_root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ sits in the repository root")
+        .ancestors()
+        .nth(2)
+        .expect("crates/toolsmith-cli sits two levels below the repository root")
 }
 
 /// The text between the first occurrence of `start` and the next `end` after it.
@@ -21,7 +22,7 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 }
 
 #[test]
-fn readme_coerce_example_prints_what_coercion_produces() {
+fn readme_coerce_example_prints_what_the_readme_shows() {
     let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
     let command = between(&readme, "cargo run -p toolsmith-cli -- coerce", "\n\n");
     let schema_path = between(command, "--schema ", " ");
@@ -34,15 +35,12 @@ fn readme_coerce_example_prints_what_coercion_produces() {
     )
     .expect("the README's output block is JSON");
 
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(repo_root().join(schema_path)).unwrap())
-            .unwrap();
-    let graph = import(&schema).unwrap();
-    let coerced = coerce_arguments(&graph, Arguments::Text(arguments), &Policy::default())
-        .expect("the README's arguments coerce");
-    let produced = json!({
-        "value": coerced.value,
-        "repairs": coerced.repairs.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
-    });
-    assert_eq!(shown, produced);
+    let output = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .current_dir(repo_root())
+        .args(["coerce", "--schema", schema_path, arguments])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(printed, shown);
 }
