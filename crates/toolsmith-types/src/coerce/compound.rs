@@ -411,6 +411,7 @@ impl<'g> Coercer<'g> {
         hops: u8,
     ) -> Option<Out> {
         let mut fallback = None;
+        let mut over_limit = None;
         for member in members {
             let trial = self.trial(|c| c.dispatch(member, input, path, hops + 1));
             if trial.is_clean() {
@@ -418,12 +419,15 @@ impl<'g> Coercer<'g> {
             }
             if fallback.is_none() && trial.is_acceptable() {
                 fallback = Some(trial);
+            } else if over_limit.is_none() && trial.hit_a_limit() {
+                over_limit = Some(trial);
             }
         }
         if self.out_of_trials(path) {
             return None;
         }
-        match fallback {
+        match fallback.or(over_limit) {
+            // A member that failed only on a limit says more than "no member matched".
             Some(trial) => self.commit(trial),
             None => {
                 let expected = self.expected_one_of(members, 4);

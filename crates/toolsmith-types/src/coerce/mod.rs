@@ -168,6 +168,13 @@ impl Trial {
         self.value.is_some() && self.repairs.is_empty() && self.errors.is_empty()
     }
 
+    /// Failed on a limit of the policy (nesting or size) somewhere inside.
+    fn hit_a_limit(&self) -> bool {
+        self.errors
+            .iter()
+            .any(|e| matches!(e.code, ErrorCode::TooDeep | ErrorCode::TooLarge))
+    }
+
     /// Accepted, possibly with repairs; under a strict policy, failing only for refused repairs.
     fn is_acceptable(&self) -> bool {
         (self.value.is_some() || !self.errors.is_empty())
