@@ -20,7 +20,7 @@ use serde::de::{
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
-use crate::coerce::{Coerced, coerce, coerce_owned, is_canonical_text};
+use crate::coerce::{Coerced, abridged_text, coerce, coerce_owned, is_canonical_text};
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
 use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
@@ -48,7 +48,8 @@ pub struct ParsedArguments {
 /// Clean JSON objects are accepted as they are; blank text is `{}`. Near-JSON (a markdown code
 /// fence, comments, trailing commas, single quotes, unquoted keys, Python `True`/`False`/`None`,
 /// an object encoded twice as a JSON string) is repaired, one [`Repair`] per kind, each at path
-/// `""` with the original text as `from`. Numbers keep their exact integer or float value.
+/// `""` with the original text as `from` (cut after 1024 characters). Numbers keep their exact
+/// integer or float value.
 ///
 /// ```
 /// use serde_json::json;
@@ -793,8 +794,9 @@ fn lowercase_first(s: &str) -> String {
     }
 }
 
+/// A repair of the whole text; `from` holds the text as diagnostics hold values (abridged).
 fn text_repair(text: &str, code: RepairCode) -> Repair {
-    Repair::new("", code, Value::String(text.to_owned()), Value::Null)
+    Repair::new("", code, abridged_text(text), Value::Null)
 }
 
 /// One `repair_refused` error for each repair, as a strict policy reports them.

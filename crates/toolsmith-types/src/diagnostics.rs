@@ -132,7 +132,8 @@ pub struct Repair {
     pub path: String,
     /// What kind of repair.
     pub code: RepairCode,
-    /// The value as sent (for argument-text repairs, the text).
+    /// The value as sent (for argument-text repairs, the text); long strings are cut after 1024
+    /// characters and deep or long arrays and objects abridged, so a diagnostic stays small.
     pub from: Value,
     /// The value it became (for argument-text repairs, `null`: the result is the whole value).
     pub to: Value,

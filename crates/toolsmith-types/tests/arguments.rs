@@ -628,3 +628,15 @@ fn strict_policy_reports_refused_text_repairs_beside_value_errors() {
         ]
     );
 }
+
+#[test]
+fn a_repair_of_long_text_holds_the_text_cut_short() {
+    let long = "x".repeat(5_000);
+    let text = format!(r#"{{"note": "{long}",}}"#);
+    let parsed = parse_arguments(&text, &Policy::default()).unwrap();
+    assert_eq!(parsed.repairs.len(), 1);
+    let from = parsed.repairs[0].from.as_str().unwrap();
+    assert_eq!(from.chars().count(), 1025);
+    assert!(from.starts_with(r#"{"note": "xxx"#) && from.ends_with('…'));
+    assert_eq!(parsed.value["note"].as_str().map(str::len), Some(5_000));
+}

@@ -549,6 +549,19 @@ fn parse_json_text(text: &str, open: char) -> Option<Value> {
 
 /// A copy of `value` small enough for a diagnostic: deep nesting, long strings and long
 /// collections are cut (marked with `…`), so hostile input never makes diagnostics costly.
+/// Text as a diagnostic holds it: cut after 1024 characters.
+pub(crate) fn abridged_text(text: &str) -> Value {
+    const MAX_CHARS: usize = 1024;
+    if text.len() <= MAX_CHARS {
+        return Value::String(text.to_owned());
+    }
+    let mut cut: String = text.chars().take(MAX_CHARS).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    Value::String(cut)
+}
+
 fn abridged(value: &Value) -> Value {
     abridged_at(value, 0)
 }
@@ -559,11 +572,7 @@ fn abridged_at(value: &Value, level: usize) -> Value {
     const MAX_CHARS: usize = 1024;
     const CUT: &str = "…";
     match value {
-        Value::String(s) if s.len() > MAX_CHARS => {
-            let mut cut: String = s.chars().take(MAX_CHARS).collect();
-            cut.push_str(CUT);
-            Value::String(cut)
-        }
+        Value::String(s) if s.len() > MAX_CHARS => abridged_text(s),
         Value::Array(_) | Value::Object(_) if level >= MAX_LEVEL => Value::String(CUT.to_owned()),
         Value::Array(items) => {
             let mut out: Vec<Value> = items
