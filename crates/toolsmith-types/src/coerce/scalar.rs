@@ -262,6 +262,22 @@ impl<'g> Coercer<'g> {
         Some(value.filter(|_| proceed).map(|out| out.renewed(item)))
     }
 
+    /// [`Coercer::unwrapped`], or a `code` error when `input` is not a one-element array whose
+    /// element fits.
+    fn unwrapped_or_fail(
+        &mut self,
+        input: &Value,
+        path: &Path<'_>,
+        code: ErrorCode,
+        expected: &str,
+        coerce_item: impl FnOnce(&mut Self, &Value) -> Option<Out>,
+    ) -> Option<Out> {
+        match self.unwrapped(input, path, expected, coerce_item) {
+            Some(value) => value,
+            None => self.fail(path, code, Some(input), expected),
+        }
+    }
+
     pub(super) fn string(
         &mut self,
         st: &StringType,
@@ -279,10 +295,9 @@ impl<'g> Coercer<'g> {
                 self.check_string(st, &text, input, path)
                     .then_some(Out::New(to))
             }
-            _ => match self.unwrapped(input, path, A_STRING, |c, item| c.string(st, item, path)) {
-                Some(value) => value,
-                None => self.fail(path, ErrorCode::StringType, Some(input), A_STRING),
-            },
+            _ => self.unwrapped_or_fail(input, path, ErrorCode::StringType, A_STRING, |c, item| {
+                c.string(st, item, path)
+            }),
         }
     }
 
@@ -326,12 +341,13 @@ impl<'g> Coercer<'g> {
                 Err(code) => return self.fail(path, code, Some(input), AN_INTEGER),
             },
             _ => {
-                let unwrapped =
-                    self.unwrapped(input, path, AN_INTEGER, |c, item| c.integer(it, item, path));
-                return match unwrapped {
-                    Some(value) => value,
-                    None => self.fail(path, ErrorCode::IntType, Some(input), AN_INTEGER),
-                };
+                return self.unwrapped_or_fail(
+                    input,
+                    path,
+                    ErrorCode::IntType,
+                    AN_INTEGER,
+                    |c, item| c.integer(it, item, path),
+                );
             }
         };
         self.check_integer(it, n, input, path).then(|| match input {
@@ -362,12 +378,13 @@ impl<'g> Coercer<'g> {
                 Err(code) => return self.fail(path, code, Some(input), A_NUMBER),
             },
             _ => {
-                let unwrapped =
-                    self.unwrapped(input, path, A_NUMBER, |c, item| c.number(nt, item, path));
-                return match unwrapped {
-                    Some(value) => value,
-                    None => self.fail(path, ErrorCode::FloatType, Some(input), A_NUMBER),
-                };
+                return self.unwrapped_or_fail(
+                    input,
+                    path,
+                    ErrorCode::FloatType,
+                    A_NUMBER,
+                    |c, item| c.number(nt, item, path),
+                );
             }
         };
         self.check_number(nt, f, input, path).then_some(out)
@@ -398,11 +415,13 @@ impl<'g> Coercer<'g> {
                 (parsed, RepairCode::BoolFromInt)
             }
             _ => {
-                return match self.unwrapped(input, path, A_BOOLEAN, |c, item| c.boolean(item, path))
-                {
-                    Some(value) => value,
-                    None => self.fail(path, ErrorCode::BoolType, Some(input), A_BOOLEAN),
-                };
+                return self.unwrapped_or_fail(
+                    input,
+                    path,
+                    ErrorCode::BoolType,
+                    A_BOOLEAN,
+                    |c, item| c.boolean(item, path),
+                );
             }
         };
         match parsed {
