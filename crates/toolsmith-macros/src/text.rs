@@ -1,0 +1,286 @@
+//! Words: doc comments, name conventions, and serde's renaming rules.
+
+use syn::{Attribute, Expr, ExprLit, Lit, Meta};
+
+/// The doc comment on `attrs`, one leading space stripped from each line, trimmed; `None` when
+/// there is none.
+pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .flat_map(|chunk| {
+            chunk
+                .lines()
+                .map(|line| line.strip_prefix(' ').unwrap_or(line).to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let text = lines.join("\n");
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// The description part of a doc comment: everything before its first markdown heading.
+pub fn description(doc: &str) -> Option<String> {
+    let end = doc
+        .lines()
+        .position(|line| line.starts_with('#'))
+        .unwrap_or(usize::MAX);
+    let text: Vec<&str> = doc.lines().take(end).collect();
+    let text = text.join("\n");
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// The entries of a `# Arguments` section: `* `name` - what it is` (also `-` bullets and `:`).
+pub fn argument_docs(doc: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut inside = false;
+    for line in doc.lines() {
+        if let Some(heading) = line.strip_prefix('#') {
+            inside = heading
+                .trim_start_matches('#')
+                .trim()
+                .eq_ignore_ascii_case("arguments");
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        let trimmed = line.trim_start();
+        let bullet = trimmed
+            .strip_prefix("* ")
+            .or_else(|| trimmed.strip_prefix("- "));
+        match bullet {
+            Some(item) => {
+                if let Some(entry) = argument_entry(item) {
+                    out.push(entry);
+                }
+            }
+            // An indented line continues the entry above it.
+            None if !trimmed.is_empty() && line.starts_with(char::is_whitespace) => {
+                if let Some((_, text)) = out.last_mut() {
+                    text.push(' ');
+                    text.push_str(trimmed);
+                }
+            }
+            None => {}
+        }
+    }
+    out
+}
+
+fn argument_entry(item: &str) -> Option<(String, String)> {
+    let item = item.trim();
+    let (name, rest) = match item.strip_prefix('`') {
+        Some(quoted) => {
+            let end = quoted.find('`')?;
+            (&quoted[..end], &quoted[end + 1..])
+        }
+        None => {
+            let end = item.find(|c: char| !(c.is_alphanumeric() || c == '_'))?;
+            (&item[..end], &item[end..])
+        }
+    };
+    let rest = rest.trim_start();
+    let text = ["- ", "— ", ": ", "-- "]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))
+        .or_else(|| rest.strip_prefix(':'))?;
+    let text = text.trim();
+    (!name.is_empty() && !text.is_empty()).then(|| (name.to_owned(), text.to_owned()))
+}
+
+/// `HTTPClient` → `http_client`, `WeatherLookup` → `weather_lookup`.
+pub fn snake_case(name: &str) -> String {
+    let chars: Vec<char> = name.chars().collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            let prev = chars[i - 1];
+            let next_is_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
+            if prev.is_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_uppercase() && next_is_lower)
+            {
+                out.push('_');
+            }
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// `weather_lookup` → `WeatherLookup`.
+pub fn pascal_case(name: &str) -> String {
+    name.split('_')
+        .filter(|w| !w.is_empty())
+        .map(capitalize)
+        .collect()
+}
+
+/// `word_count` → `Word count`.
+pub fn humanize(name: &str) -> String {
+    let words: Vec<&str> = name.split('_').filter(|w| !w.is_empty()).collect();
+    capitalize(&words.join(" "))
+}
+
+fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// An identifier as serde spells it: without a raw `r#` prefix.
+pub fn unraw(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_owned).unwrap_or(text)
+}
+
+/// serde's `rename_all` rules, applied exactly as serde applies them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RenameRule {
+    Lower,
+    Upper,
+    Pascal,
+    Camel,
+    Snake,
+    ScreamingSnake,
+    Kebab,
+    ScreamingKebab,
+}
+
+impl RenameRule {
+    pub fn parse(rule: &str) -> Option<Self> {
+        Some(match rule {
+            "lowercase" => RenameRule::Lower,
+            "UPPERCASE" => RenameRule::Upper,
+            "PascalCase" => RenameRule::Pascal,
+            "camelCase" => RenameRule::Camel,
+            "snake_case" => RenameRule::Snake,
+            "SCREAMING_SNAKE_CASE" => RenameRule::ScreamingSnake,
+            "kebab-case" => RenameRule::Kebab,
+            "SCREAMING-KEBAB-CASE" => RenameRule::ScreamingKebab,
+            _ => return None,
+        })
+    }
+
+    /// A variant name (PascalCase in Rust) under this rule.
+    pub fn variant(self, variant: &str) -> String {
+        match self {
+            RenameRule::Pascal => variant.to_owned(),
+            RenameRule::Lower => variant.to_ascii_lowercase(),
+            RenameRule::Upper => variant.to_ascii_uppercase(),
+            RenameRule::Camel => {
+                let mut chars = variant.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            RenameRule::Snake => {
+                let mut out = String::new();
+                for (i, c) in variant.char_indices() {
+                    if i > 0 && c.is_uppercase() {
+                        out.push('_');
+                    }
+                    out.push(c.to_ascii_lowercase());
+                }
+                out
+            }
+            RenameRule::ScreamingSnake => RenameRule::Snake.variant(variant).to_ascii_uppercase(),
+            RenameRule::Kebab => RenameRule::Snake.variant(variant).replace('_', "-"),
+            RenameRule::ScreamingKebab => RenameRule::ScreamingSnake
+                .variant(variant)
+                .replace('_', "-"),
+        }
+    }
+
+    /// A field name (snake_case in Rust) under this rule.
+    pub fn field(self, field: &str) -> String {
+        match self {
+            RenameRule::Lower | RenameRule::Snake => field.to_owned(),
+            RenameRule::Upper | RenameRule::ScreamingSnake => field.to_ascii_uppercase(),
+            RenameRule::Pascal => {
+                let mut out = String::new();
+                let mut capitalize = true;
+                for c in field.chars() {
+                    if c == '_' {
+                        capitalize = true;
+                    } else if capitalize {
+                        out.push(c.to_ascii_uppercase());
+                        capitalize = false;
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out
+            }
+            RenameRule::Camel => {
+                let pascal = RenameRule::Pascal.field(field);
+                let mut chars = pascal.chars();
+                match chars.next() {
+                    Some(first) => first.to_ascii_lowercase().to_string() + chars.as_str(),
+                    None => String::new(),
+                }
+            }
+            RenameRule::Kebab => field.replace('_', "-"),
+            RenameRule::ScreamingKebab => field.to_ascii_uppercase().replace('_', "-"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toolset_names_become_snake_case_with_acronyms_kept_together() {
+        assert_eq!(snake_case("HTTPClient"), "http_client");
+        assert_eq!(snake_case("WeatherLookup"), "weather_lookup");
+        assert_eq!(snake_case("Database"), "database");
+        assert_eq!(snake_case("Api2Client"), "api2_client");
+    }
+
+    #[test]
+    fn method_names_are_humanized() {
+        assert_eq!(humanize("word_count"), "Word count");
+        assert_eq!(humanize("query"), "Query");
+    }
+
+    #[test]
+    fn argument_sections_give_parameter_descriptions() {
+        let doc = "Looks up the weather.\n\n# Arguments\n\n* `city` - The city.\n* units: `metric` or\n  `imperial`.\n\n# Errors\n* `x` - not an argument";
+        assert_eq!(
+            argument_docs(doc),
+            [
+                ("city".to_owned(), "The city.".to_owned()),
+                ("units".to_owned(), "`metric` or `imperial`.".to_owned()),
+            ]
+        );
+        assert_eq!(description(doc).as_deref(), Some("Looks up the weather."));
+    }
+
+    #[test]
+    fn rename_rules_match_serde() {
+        assert_eq!(RenameRule::Snake.variant("InProgress"), "in_progress");
+        assert_eq!(
+            RenameRule::ScreamingKebab.variant("InProgress"),
+            "IN-PROGRESS"
+        );
+        assert_eq!(RenameRule::Camel.field("due_date"), "dueDate");
+        assert_eq!(RenameRule::Pascal.field("due_date"), "DueDate");
+        assert_eq!(RenameRule::Kebab.field("due_date"), "due-date");
+    }
+}

@@ -1,0 +1,361 @@
+//! What the macros' generated code calls. Not a public API: names and shapes change without
+//! notice. Generated code names only `::toolsmith::__private` paths, so a user needs no direct
+//! dependency on serde, inventory or the types crate.
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::fmt::Display;
+use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+pub use std::borrow::{Borrow, ToOwned};
+pub use std::sync::{Arc, OnceLock};
+
+pub use inventory;
+pub use serde;
+pub use serde_json;
+pub use toolsmith_types::{
+    Arguments, Definitions, Describe, EnumType, EnumValue, EnumVariant, Field, Policy, StructType,
+    TaggedUnion, TaggedVariant, Type, TypeGraph, define,
+};
+
+pub use crate::registry::{Registration, RegistrationKind};
+pub use crate::{Tool, ToolAnnotations, ToolError, ToolOutput, Toolset};
+
+/// Everything known about one tool at compile time, and how to invoke it on an `S`.
+pub struct ToolSpec<S: 'static> {
+    /// The tool's name.
+    pub name: &'static str,
+    /// The tool's description.
+    pub description: &'static str,
+    /// The parameters type, built once.
+    pub parameters: fn() -> &'static TypeGraph,
+    /// The structured output type, built once, where the return type describes one.
+    pub output: fn() -> Option<&'static TypeGraph>,
+    /// The behaviour hints.
+    pub annotations: ToolAnnotations,
+    /// Coerces the arguments and runs the tool on its instance.
+    pub invoke: fn(&S, Arguments<'_>, &Policy) -> Result<ToolOutput, ToolError>,
+}
+
+impl<S> ToolSpec<S> {
+    /// Runs the tool, turning a panic into [`ToolError::Panicked`].
+    pub fn call(
+        &self,
+        this: &S,
+        arguments: Arguments<'_>,
+        policy: &Policy,
+    ) -> Result<ToolOutput, ToolError> {
+        // The instance is only read through `&S`; a tool that keeps state behind a lock sees the
+        // lock poisoned after a panic, which is the lock's own signal.
+        catch_unwind(AssertUnwindSafe(|| (self.invoke)(this, arguments, policy))).unwrap_or_else(
+            |payload| {
+                Err(ToolError::Panicked {
+                    tool: self.name.to_owned(),
+                    message: panic_message(payload.as_ref()),
+                })
+            },
+        )
+    }
+}
+
+/// The text of a panic's payload, where it has one.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+/// One toolset method exposed as a tool: the shared instance and the method's spec.
+pub struct MethodTool<S: 'static> {
+    instance: Arc<S>,
+    spec: &'static ToolSpec<S>,
+}
+
+impl<S: Send + Sync + 'static> MethodTool<S> {
+    /// The tool for `spec`, running on `instance`.
+    pub fn shared(instance: Arc<S>, spec: &'static ToolSpec<S>) -> Arc<dyn Tool> {
+        Arc::new(MethodTool { instance, spec })
+    }
+}
+
+impl<S: Send + Sync + 'static> Tool for MethodTool<S> {
+    fn name(&self) -> &str {
+        self.spec.name
+    }
+    fn description(&self) -> &str {
+        self.spec.description
+    }
+    fn parameters(&self) -> &TypeGraph {
+        (self.spec.parameters)()
+    }
+    fn output(&self) -> Option<&TypeGraph> {
+        (self.spec.output)()
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        self.spec.annotations
+    }
+    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
+        self.spec.call(&self.instance, arguments, policy)
+    }
+}
+
+/// Reads, coerces and deserializes a tool's arguments into its hidden arguments struct.
+pub fn arguments<A: DeserializeOwned>(
+    tool: &str,
+    parameters: &TypeGraph,
+    arguments: Arguments<'_>,
+    policy: &Policy,
+) -> Result<(A, Vec<toolsmith_types::Repair>), ToolError> {
+    toolsmith_types::deserialize_arguments::<A>(parameters, arguments, policy)
+        .map(|d| (d.value, d.repairs))
+        .map_err(|errors| ToolError::InvalidArguments {
+            tool: tool.to_owned(),
+            errors,
+        })
+}
+
+/// The parameters struct of a tool, from one field per parameter.
+pub fn parameters(build: impl FnOnce(&mut Definitions) -> Vec<Field>) -> TypeGraph {
+    let mut defs = Definitions::default();
+    let mut root = StructType::anonymous();
+    root.fields = build(&mut defs);
+    TypeGraph {
+        root: Type::Struct(root),
+        defs,
+    }
+}
+
+/// A field for a parameter or struct field: optional when its type is nilable (serde reads a
+/// missing `Option` as `None`) or when it has a default.
+pub fn field(
+    name: &str,
+    ty: Type,
+    description: Option<&str>,
+    default: Option<Option<Value>>,
+) -> Field {
+    let nilable = matches!(ty, Type::Nilable(_));
+    let mut field = Field::new(name, ty);
+    field.description = description.map(str::to_owned);
+    if nilable {
+        field = field.optional();
+    }
+    match default {
+        // A default that serializes is written into the schema and filled in by coercion.
+        Some(Some(value)) => field = field.default_value(value),
+        // One that does not is still a default: serde fills it in.
+        Some(None) => field = field.optional(),
+        None => {}
+    }
+    field
+}
+
+/// A default value as JSON, or `None` when it does not serialize.
+pub fn default_json<T: Serialize>(value: &T) -> Option<Value> {
+    serde_json::to_value(value).ok()
+}
+
+// ---- Return values: which rendering a return type gets, decided at the macro's call site. ----
+//
+// Autoref specialization: generated code calls `(&&&&&Probe::<R>::new()).kind()` with every
+// `Via*` trait in scope; method lookup tries the impl on the most references first, so text-like
+// types win over `Serialize`, and `Describe` (which gives an output type) over plain `Serialize`.
+
+/// A return type, probed for how it renders.
+pub struct Probe<R>(PhantomData<fn() -> R>);
+
+impl<R> Probe<R> {
+    /// The probe for `R`.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Probe(PhantomData)
+    }
+}
+
+/// How a return type renders, and its output type.
+pub struct Render<R> {
+    output: Option<fn() -> TypeGraph>,
+    render: fn(R) -> Result<ToolOutput, String>,
+}
+
+impl<R> Render<R> {
+    /// The output type, where the return type describes one.
+    pub fn output(&self) -> Option<TypeGraph> {
+        self.output.map(|build| build())
+    }
+
+    /// The tool's output for `value`, or the failure it reports.
+    pub fn render(&self, tool: &str, value: R) -> Result<ToolOutput, ToolError> {
+        (self.render)(value).map_err(|message| ToolError::Failed {
+            tool: tool.to_owned(),
+            message,
+        })
+    }
+}
+
+/// Return types that are text already.
+pub trait IntoText {
+    /// The output, or the failure the value reports.
+    fn into_output(self) -> Result<ToolOutput, String>;
+}
+
+impl IntoText for String {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoText for &str {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoText for Cow<'_, str> {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        Ok(ToolOutput::text(self))
+    }
+}
+
+impl IntoText for () {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        Ok(ToolOutput::text(""))
+    }
+}
+
+impl IntoText for ToolOutput {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoText, E: Display> IntoText for Result<T, E> {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        self.map_err(|e| e.to_string())?.into_output()
+    }
+}
+
+fn json_output<T: Serialize>(value: T) -> Result<ToolOutput, String> {
+    serde_json::to_value(value)
+        .map(ToolOutput::structured)
+        .map_err(|e| format!("the tool's result could not be written as JSON: {e}"))
+}
+
+fn json_result_output<T: Serialize, E: Display>(value: Result<T, E>) -> Result<ToolOutput, String> {
+    json_output(value.map_err(|e| e.to_string())?)
+}
+
+/// Text-like returns (highest priority).
+pub trait ViaText<R> {
+    /// The rendering.
+    fn kind(&self) -> Render<R>;
+}
+impl<R: IntoText> ViaText<R> for &&&&Probe<R> {
+    fn kind(&self) -> Render<R> {
+        Render {
+            output: None,
+            render: R::into_output,
+        }
+    }
+}
+
+/// `Result<T, E>` with `T: Serialize + Describe`.
+pub trait ViaDescribedResult<R> {
+    /// The rendering.
+    fn kind(&self) -> Render<R>;
+}
+impl<T: Serialize + Describe, E: Display> ViaDescribedResult<Result<T, E>>
+    for &&&Probe<Result<T, E>>
+{
+    fn kind(&self) -> Render<Result<T, E>> {
+        Render {
+            output: Some(T::type_graph),
+            render: json_result_output::<T, E>,
+        }
+    }
+}
+
+/// `T: Serialize + Describe`.
+pub trait ViaDescribed<R> {
+    /// The rendering.
+    fn kind(&self) -> Render<R>;
+}
+impl<T: Serialize + Describe> ViaDescribed<T> for &&Probe<T> {
+    fn kind(&self) -> Render<T> {
+        Render {
+            output: Some(T::type_graph),
+            render: json_output::<T>,
+        }
+    }
+}
+
+/// `Result<T, E>` with `T: Serialize` only: structured output, no output type.
+pub trait ViaResult<R> {
+    /// The rendering.
+    fn kind(&self) -> Render<R>;
+}
+impl<T: Serialize, E: Display> ViaResult<Result<T, E>> for &Probe<Result<T, E>> {
+    fn kind(&self) -> Render<Result<T, E>> {
+        Render {
+            output: None,
+            render: json_result_output::<T, E>,
+        }
+    }
+}
+
+/// `T: Serialize` only (lowest priority).
+pub trait ViaSerialize<R> {
+    /// The rendering.
+    fn kind(&self) -> Render<R>;
+}
+impl<T: Serialize> ViaSerialize<T> for Probe<T> {
+    fn kind(&self) -> Render<T> {
+        Render {
+            output: None,
+            render: json_output::<T>,
+        }
+    }
+}
+
+// ---- Construction: whether the registry can build a toolset by itself. ----
+
+/// A type, probed for a way to construct it.
+pub struct Construct<T>(PhantomData<fn() -> T>);
+
+impl<T> Construct<T> {
+    /// The probe for `T`.
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Self {
+        Construct(PhantomData)
+    }
+}
+
+/// `T: Default`: the registry builds it.
+pub trait ViaDefault<T> {
+    /// A new instance, where there is a way to make one.
+    fn construct(&self) -> Option<T>;
+}
+impl<T: Default> ViaDefault<T> for &Construct<T> {
+    fn construct(&self) -> Option<T> {
+        Some(T::default())
+    }
+}
+
+/// No way to construct: the toolset is left out of the global registry.
+pub trait ViaNothing<T> {
+    /// Always `None`.
+    fn construct(&self) -> Option<T>;
+}
+impl<T> ViaNothing<T> for Construct<T> {
+    fn construct(&self) -> Option<T> {
+        None
+    }
+}
