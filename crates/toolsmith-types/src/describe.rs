@@ -33,6 +33,11 @@ use crate::ty::{Definitions, IntegerType, NumberType, Type, TypeGraph};
 /// assert_eq!(graph.root, Type::reference("Node"));
 /// assert!(graph.dangling_refs().is_empty());
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not describe itself to toolsmith: it has no `Describe` impl",
+    label = "this type cannot be a tool parameter or a field of one",
+    note = "derive it with `#[derive(ToolType)]` (with serde's `Deserialize`), or implement `Describe` by hand"
+)]
 pub trait Describe {
     /// The type of `Self`, adding any named types it needs to `defs`.
     fn describe(defs: &mut Definitions) -> Type;
