@@ -1,0 +1,7 @@
+// `#[tool]` makes a function a tool; a struct is not one.
+#[toolsmith::tool]
+struct Weather {
+    city: String,
+}
+
+fn main() {}
