@@ -66,12 +66,8 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             .predicates
             .push(syn::parse_quote!(#p: ::toolsmith::__private::Describe));
     }
-    // A generic type is one definition per instantiation, so its name says which.
-    let name = if input.generics.type_params().next().is_some() {
-        quote! { &::std::any::type_name::<Self>() }
-    } else {
-        quote! { #short }
-    };
+    // Each instantiation of a generic type is its own definition, numbered after the first.
+    let name = quote! { #short };
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::toolsmith::__private::Describe for #ident #ty_generics #where_clause {
@@ -87,7 +83,7 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
 /// A named definition: built once, referred to everywhere (which is how recursion ends).
 fn named(build: TokenStream) -> TokenStream {
     quote! {
-        ::toolsmith::__private::define(defs, __name, |defs| { #build })
+        ::toolsmith::__private::define_for::<Self>(defs, __name, |defs| { #build })
     }
 }
 

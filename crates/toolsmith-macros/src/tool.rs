@@ -51,8 +51,8 @@ struct ToolFn {
 /// PascalCase is the tool.
 pub fn expand_fn(options: ToolOptions, mut item: ItemFn) -> syn::Result<TokenStream> {
     if let Some(FnArg::Receiver(receiver)) = item.sig.inputs.first() {
-        return Err(syn::Error::new(
-            receiver.span(),
+        return Err(syn::Error::new_spanned(
+            receiver,
             "#[tool] on a method needs #[toolset] on its impl block (or put #[tool] on an impl \
              block of one method, for a single tool with state)",
         ));
@@ -336,12 +336,21 @@ fn tool_fn(
     for input in &mut sig.inputs {
         match input {
             FnArg::Receiver(r) => {
-                if r.reference.is_none() || r.mutability.is_some() || r.colon_token.is_some() {
-                    return Err(syn::Error::new(
-                        r.span(),
-                        "a tool method takes `&self`: the tools of a toolset share one instance, \
-                         so keep mutable state behind a Mutex or an atomic",
-                    ));
+                let problem = if r.colon_token.is_some() {
+                    Some("a tool method takes `&self`, not a typed `self`")
+                } else if r.reference.is_none() {
+                    Some(
+                        "a tool method takes `&self`, not `self`: the tools of a toolset share one instance, which no call may consume",
+                    )
+                } else if r.mutability.is_some() {
+                    Some(
+                        "a tool method takes `&self`, not `&mut self`: the tools of a toolset share one instance, so keep mutable state behind a Mutex or an atomic",
+                    )
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return Err(syn::Error::new_spanned(&*r, problem));
                 }
                 receiver = Receiver::Ref;
             }
@@ -367,8 +376,8 @@ fn tool_fn(
                 let name = unraw(&ident);
                 let (stored, borrowed) = match typed.ty.as_ref() {
                     Type::Reference(r) if r.mutability.is_some() => {
-                        return Err(syn::Error::new(
-                            r.span(),
+                        return Err(syn::Error::new_spanned(
+                            r,
                             "a tool parameter cannot be `&mut`: arguments are values the model sent",
                         ));
                     }
@@ -527,13 +536,20 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             ViaDescribed as _, ViaDescribedResult as _, ViaResult as _, ViaSerialize as _, ViaText as _,
         };
     };
+    // Spanned at the return type, so "a tool cannot return `X`" points at `X`.
+    let probe = quote_spanned! {output.span()=>
+        (&&&&&::toolsmith::__private::Probe::<#output>::new()).kind()
+    };
     let span = tool.span;
     quote_spanned! {span=>
         #[doc(hidden)]
         fn #parameters_fn() -> &'static ::toolsmith::__private::TypeGraph {
             static GRAPH: ::toolsmith::__private::OnceLock<::toolsmith::__private::TypeGraph> =
                 ::toolsmith::__private::OnceLock::new();
-            GRAPH.get_or_init(|| ::toolsmith::__private::parameters(|defs| ::std::vec![#(#fields),*]))
+            GRAPH.get_or_init(|| ::toolsmith::__private::parameters(|defs| {
+                let _ = &defs;
+                ::std::vec![#(#fields),*]
+            }))
         }
 
         #[doc(hidden)]
@@ -542,7 +558,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
                 ::toolsmith::__private::OnceLock::new();
             GRAPH.get_or_init(|| {
                 #via
-                (&&&&&::toolsmith::__private::Probe::<#output>::new()).kind().output()
+                #probe.output()
             }).as_ref()
         }
 
@@ -567,8 +583,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
                 )?;
             let __toolsmith_value: #output = #call;
             #via
-            (&&&&&::toolsmith::__private::Probe::<#output>::new())
-                .kind()
+            #probe
                 .render(#name, __toolsmith_value)
                 .map(|output| output.with_repairs(__toolsmith_repairs))
         }

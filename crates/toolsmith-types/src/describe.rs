@@ -54,19 +54,67 @@ pub trait Describe {
 ///
 /// The first call runs `build` (with `name` already reserved, so recursion through `name` ends in
 /// a reference); later calls return the reference without building again. A name is one type:
-/// two different types described under the same name share the first one's definition.
+/// two different types described under the same name share the first one's definition, so a type
+/// whose short name may clash with another's (any type a derive describes) uses [`define_for`].
 pub fn define(
     defs: &mut Definitions,
     name: &str,
     build: impl FnOnce(&mut Definitions) -> Type,
 ) -> Type {
     if !defs.contains_key(name) {
-        // Reserve the slot first: a recursive `build` sees the name and stops there.
-        defs.insert(name.to_owned(), Type::Any);
-        let ty = build(defs);
-        defs.insert(name.to_owned(), ty);
+        reserve_and_build(defs, name.to_owned(), build);
     }
     Type::Ref(name.to_owned())
+}
+
+/// Defines the Rust type `T` once, under `name` if that is free and otherwise under `name`
+/// followed by the first number that makes it unique (`Options2`), and returns a reference to it.
+///
+/// This is what `#[derive(ToolType)]` calls: `a::Options` and `b::Options` in one tool become two
+/// definitions, while every use of one Rust type refers to its one definition.
+///
+/// ```
+/// use toolsmith_types::{define_for, Definitions, Type};
+///
+/// mod a { pub struct Options; }
+/// mod b { pub struct Options; }
+///
+/// let mut defs = Definitions::default();
+/// assert_eq!(define_for::<a::Options>(&mut defs, "Options", |_| Type::Boolean), Type::reference("Options"));
+/// assert_eq!(define_for::<b::Options>(&mut defs, "Options", |_| Type::string()), Type::reference("Options2"));
+/// assert_eq!(define_for::<a::Options>(&mut defs, "Options", |_| unreachable!()), Type::reference("Options"));
+/// assert_eq!(defs["Options2"], Type::string());
+/// ```
+pub fn define_for<T: ?Sized>(
+    defs: &mut Definitions,
+    name: &str,
+    build: impl FnOnce(&mut Definitions) -> Type,
+) -> Type {
+    let owner = std::any::type_name::<T>();
+    if let Some(existing) = defs.owned_by(owner) {
+        return Type::Ref(existing.to_owned());
+    }
+    let mut unique = name.to_owned();
+    // Each taken name rules out one number, so this ends within `defs.len() + 1` tries.
+    let mut n = 2usize;
+    while defs.contains_key(&unique) {
+        unique = format!("{name}{n}");
+        n += 1;
+    }
+    defs.set_owner(owner, unique.clone());
+    reserve_and_build(defs, unique.clone(), build);
+    Type::Ref(unique)
+}
+
+fn reserve_and_build(
+    defs: &mut Definitions,
+    name: String,
+    build: impl FnOnce(&mut Definitions) -> Type,
+) {
+    // Reserve the slot first: a recursive `build` sees the name and stops there.
+    defs.insert(name.clone(), Type::Any);
+    let ty = build(defs);
+    defs.insert(name, ty);
 }
 
 impl Describe for String {

@@ -36,7 +36,7 @@ pub use args::{
     parse_arguments,
 };
 pub use coerce::{Coerced, coerce, coerce_owned};
-pub use describe::{Describe, define};
+pub use describe::{Describe, define, define_for};
 pub use diagnostics::{
     CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, pointer_push,
 };
@@ -44,7 +44,7 @@ pub use emit::{Dialect, EmitError, emit, parameters_schema};
 pub use import::{ImportError, ImportErrors, import};
 pub use policy::{Limits, Mode, Policy, UnknownKeys};
 pub use ty::{
-    ArrayType, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType, MapKeys, MapType,
-    NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type,
-    TypeGraph,
+    ArrayType, DefinitionMap, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType,
+    MapKeys, MapType, NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion,
+    TaggedVariant, Type, TypeGraph,
 };

@@ -499,13 +499,87 @@ pub struct TaggedVariant {
     pub ty: Type,
 }
 
+/// The map behind [`Definitions`]: names to types, in the order they were defined.
+pub type DefinitionMap = IndexMap<String, Type, foldhash::fast::RandomState>;
+
 /// Named types, each defined once; [`Type::Ref`] points into it. Create one with
 /// `Definitions::default()`.
+///
+/// It is a map of names to types (it dereferences to a [`DefinitionMap`]) that also remembers
+/// which Rust type took each name through [`define_for`](crate::define_for), so that two Rust
+/// types with one short name get two definitions. Equality compares the types only.
 ///
 /// Coercion looks a reference up for every value it checks, so the map hashes with foldhash
 /// (seeded per process) rather than SipHash; type names come from the program or a schema, not
 /// from a model.
-pub type Definitions = IndexMap<String, Type, foldhash::fast::RandomState>;
+#[derive(Clone, Default)]
+pub struct Definitions {
+    types: DefinitionMap,
+    /// Rust type name (`std::any::type_name`) to the definition name it was given.
+    owners: std::collections::HashMap<&'static str, String>,
+}
+
+impl Definitions {
+    /// The definition name the Rust type `owner` was given, if it has one.
+    pub(crate) fn owned_by(&self, owner: &'static str) -> Option<&str> {
+        self.owners.get(owner).map(String::as_str)
+    }
+
+    /// Records that `owner` took `name`.
+    pub(crate) fn set_owner(&mut self, owner: &'static str, name: String) {
+        self.owners.insert(owner, name);
+    }
+}
+
+impl std::ops::Deref for Definitions {
+    type Target = DefinitionMap;
+    fn deref(&self) -> &DefinitionMap {
+        &self.types
+    }
+}
+
+impl std::ops::DerefMut for Definitions {
+    fn deref_mut(&mut self) -> &mut DefinitionMap {
+        &mut self.types
+    }
+}
+
+impl fmt::Debug for Definitions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.types.fmt(f)
+    }
+}
+
+impl PartialEq for Definitions {
+    fn eq(&self, other: &Self) -> bool {
+        self.types == other.types
+    }
+}
+
+impl FromIterator<(String, Type)> for Definitions {
+    fn from_iter<I: IntoIterator<Item = (String, Type)>>(iter: I) -> Self {
+        Definitions {
+            types: iter.into_iter().collect(),
+            owners: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Definitions {
+    type Item = (&'a String, &'a Type);
+    type IntoIter = indexmap::map::Iter<'a, String, Type>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.types.iter()
+    }
+}
+
+impl IntoIterator for Definitions {
+    type Item = (String, Type);
+    type IntoIter = indexmap::map::IntoIter<String, Type>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.types.into_iter()
+    }
+}
 
 /// A root type together with the named definitions it refers to.
 ///

@@ -20,7 +20,7 @@ pub use serde;
 pub use serde_json;
 pub use toolsmith_types::{
     Arguments, Definitions, Describe, EnumType, EnumValue, EnumVariant, Field, Policy, StructType,
-    TaggedUnion, TaggedVariant, Type, TypeGraph, define,
+    TaggedUnion, TaggedVariant, Type, TypeGraph, define_for,
 };
 
 pub use crate::registry::{Registration, RegistrationKind};
@@ -311,19 +311,34 @@ impl<T: Serialize, E: Display> ViaResult<Result<T, E>> for &Probe<Result<T, E>> 
     }
 }
 
-/// `T: Serialize` only (lowest priority).
+/// Any other type (lowest priority): `T: Serialize` renders as JSON; anything else is refused
+/// by [`ToolReturn`], whose message says what a tool may return.
 pub trait ViaSerialize<R> {
     /// The rendering.
-    fn kind(&self) -> Render<R>;
+    fn kind(&self) -> Render<R>
+    where
+        R: ToolReturn;
 }
-impl<T: Serialize> ViaSerialize<T> for Probe<T> {
-    fn kind(&self) -> Render<T> {
+impl<T> ViaSerialize<T> for Probe<T> {
+    fn kind(&self) -> Render<T>
+    where
+        T: ToolReturn,
+    {
         Render {
             output: None,
             render: json_output::<T>,
         }
     }
 }
+
+/// What a tool function may return, beyond text and `Result`s of text.
+#[diagnostic::on_unimplemented(
+    message = "a tool cannot return `{Self}`: it is neither text nor `Serialize`",
+    label = "the tool's return type",
+    note = "return `String`, a type that implements `Serialize` (and `Describe`, for an output schema), or `Result<T, E: Display>` of one of these"
+)]
+pub trait ToolReturn: Serialize {}
+impl<T: Serialize> ToolReturn for T {}
 
 // ---- Construction: whether the registry can build a toolset by itself. ----
 
