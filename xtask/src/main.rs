@@ -31,7 +31,7 @@ tasks:
   help                        print this message";
 
 /// The benchmarks `cargo xtask bench` runs, as (package, bench target).
-const BENCHES: &[(&str, &str)] = &[("toolsmith-types", "coerce")];
+const BENCHES: &[(&str, &str)] = &[("toolsmith-types", "coerce"), ("toolsmith", "registry")];
 
 /// Why a task did not succeed.
 #[derive(Debug, PartialEq, Eq)]

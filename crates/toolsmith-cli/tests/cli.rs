@@ -322,3 +322,14 @@ fn schema_command_reports_import_errors_as_usage_errors() {
     assert!(run.stdout.is_empty());
     assert!(run.stderr.contains("dependentRequired"), "{}", run.stderr);
 }
+
+#[test]
+fn list_json_prints_a_json_array_of_the_linked_tools() {
+    let run = toolsmith(&["list", "--json"], "");
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let tools = run.json();
+    let tools = tools.as_array().expect("a JSON array");
+    for tool in tools {
+        assert!(tool["name"].is_string(), "every tool has a name: {tool}");
+    }
+}

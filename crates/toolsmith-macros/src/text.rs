@@ -18,8 +18,9 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
             _ => None,
         })
         .flat_map(|chunk| {
+            // `split`, not `lines`: an empty `///` line is a paragraph break to keep.
             chunk
-                .lines()
+                .split('\n')
                 .map(|line| line.strip_prefix(' ').unwrap_or(line).to_owned())
                 .collect::<Vec<_>>()
         })
@@ -251,6 +252,16 @@ mod tests {
         assert_eq!(snake_case("WeatherLookup"), "weather_lookup");
         assert_eq!(snake_case("Database"), "database");
         assert_eq!(snake_case("Api2Client"), "api2_client");
+    }
+
+    #[test]
+    fn blank_doc_lines_keep_paragraphs_apart() {
+        let attrs: Vec<syn::Attribute> = vec![
+            syn::parse_quote!(#[doc = " First."]),
+            syn::parse_quote!(#[doc = ""]),
+            syn::parse_quote!(#[doc = " Second."]),
+        ];
+        assert_eq!(doc_text(&attrs).as_deref(), Some("First.\n\nSecond."));
     }
 
     #[test]

@@ -11,7 +11,11 @@
 
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+
+#[path = "../../../benches/harness.rs"]
+mod harness;
+
+use harness::{Case, report};
 
 use serde::Deserialize;
 use toolsmith_types::{
@@ -141,9 +145,6 @@ const MESSY: &str = r#"{
 
 /// Target for coerce + deserialize of clean arguments, relative to plain serde.
 const TARGET_RATIO: f64 = 2.0;
-const WARM_UP: Duration = Duration::from_millis(100);
-const BATCH: Duration = Duration::from_millis(20);
-const ROUNDS: usize = 41;
 
 fn expected() -> CreateTaskArgs {
     CreateTaskArgs {
@@ -183,83 +184,6 @@ fn coerced(graph: &TypeGraph, policy: &Policy, text: &str) -> Result<CreateTaskA
 fn via_value(graph: &TypeGraph, policy: &Policy, text: &str) -> Result<CreateTaskArgs, String> {
     let out = coerce_arguments(graph, Arguments::Text(text), policy).map_err(|e| e.to_string())?;
     serde_json::from_value(out.value).map_err(|e| e.to_string())
-}
-
-/// A case to time: its name, the target ratio to print beside it, and the call.
-struct Case<'a> {
-    name: &'static str,
-    target: Option<f64>,
-    call: Box<dyn FnMut() + 'a>,
-}
-
-impl<'a> Case<'a> {
-    fn new<R>(name: &'static str, mut f: impl FnMut() -> R + 'a) -> Self {
-        Case {
-            name,
-            target: None,
-            call: Box::new(move || {
-                black_box(f());
-            }),
-        }
-    }
-
-    fn target(mut self, ratio: f64) -> Self {
-        self.target = Some(ratio);
-        self
-    }
-
-    /// Calls per batch, from a warm-up.
-    fn calibrate(&mut self) -> u64 {
-        let started = Instant::now();
-        let mut calls: u64 = 0;
-        while started.elapsed() < WARM_UP {
-            (self.call)();
-            calls += 1;
-        }
-        let per_call = WARM_UP.as_secs_f64() / calls.max(1) as f64;
-        ((BATCH.as_secs_f64() / per_call) as u64).max(1)
-    }
-
-    /// Nanoseconds per call over one batch.
-    fn batch(&mut self, iterations: u64) -> f64 {
-        let started = Instant::now();
-        for _ in 0..iterations {
-            (self.call)();
-        }
-        started.elapsed().as_nanos() as f64 / iterations as f64
-    }
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
-/// Times `cases` in interleaved rounds and prints a table: median ns/op, and the median of the
-/// per-round ratios to the first case.
-fn report(title: &str, mut cases: Vec<Case<'_>>) {
-    let iterations: Vec<u64> = cases.iter_mut().map(Case::calibrate).collect();
-    let mut rounds: Vec<Vec<f64>> = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
-        let round = cases
-            .iter_mut()
-            .zip(&iterations)
-            .map(|(case, &n)| case.batch(n))
-            .collect();
-        rounds.push(round);
-    }
-    println!("{title}");
-    println!(
-        "{:<44} {:>9} {:>8} {:>8}",
-        "case", "ns/op", "ratio", "target"
-    );
-    for (i, case) in cases.iter().enumerate() {
-        let ns = median(rounds.iter().map(|r| r[i]).collect());
-        let ratio = median(rounds.iter().map(|r| r[i] / r[0]).collect());
-        let target = case.target.map_or(String::new(), |t| format!("{t:.2}x"));
-        println!("{:<44} {ns:>9.0} {ratio:>7.2}x {target:>8}", case.name);
-    }
-    println!();
 }
 
 fn main() -> ExitCode {

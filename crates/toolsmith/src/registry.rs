@@ -234,6 +234,17 @@ impl Registry {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
 
+    /// The tool named `name`, or [`ToolError::NotFound`] with the nearest name when there is none.
+    ///
+    /// # Errors
+    /// [`ToolError::NotFound`].
+    pub fn find(&self, name: &str) -> Result<&RegisteredTool, ToolError> {
+        self.entry(name).ok_or_else(|| ToolError::NotFound {
+            name: name.to_owned(),
+            did_you_mean: toolsmith_types::did_you_mean(name, self.names()),
+        })
+    }
+
     /// Calls the tool named `name`.
     ///
     /// # Errors
@@ -245,10 +256,7 @@ impl Registry {
         arguments: Arguments<'_>,
         policy: &Policy,
     ) -> Result<ToolOutput, ToolError> {
-        let tool = self.get(name).ok_or_else(|| ToolError::NotFound {
-            name: name.to_owned(),
-            did_you_mean: toolsmith_types::did_you_mean(name, self.names()),
-        })?;
+        let tool = self.find(name)?.tool();
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             tool.call(arguments, policy)
         }))

@@ -7,7 +7,8 @@ use toolsmith::{Describe, Dialect, Policy, Type, TypeGraph, coerce, emit};
 
 /// Coerces `value` by the type's own graph, then lets serde read it, as a tool call does.
 fn through<T: Describe + serde::de::DeserializeOwned>(value: Value) -> T {
-    let coerced = coerce(&T::type_graph(), &value, &Policy::default()).unwrap_or_else(|e| panic!("{e}"));
+    let coerced =
+        coerce(&T::type_graph(), &value, &Policy::default()).unwrap_or_else(|e| panic!("{e}"));
     serde_json::from_value(coerced.value).unwrap()
 }
 
@@ -36,7 +37,14 @@ fn rename_all_and_rename_are_the_names_in_schema_and_coercion() {
     let names: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
     assert_eq!(names, ["dueDate", "ID", "type"]);
     let value: Renamed = through(json!({"dueDate": "tomorrow", "ID": "7", "type": "x"}));
-    assert_eq!(value, Renamed { due_date: "tomorrow".into(), id: 7, r#type: "x".into() });
+    assert_eq!(
+        value,
+        Renamed {
+            due_date: "tomorrow".into(),
+            id: 7,
+            r#type: "x".into()
+        }
+    );
 }
 
 #[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType, strum::Display, strum::EnumString)]
@@ -63,8 +71,13 @@ fn unit_enum_values_follow_serde_beside_strum_and_aliases_are_accepted() {
 
 #[test]
 fn variant_docs_describe_enum_values() {
-    let Type::Enum(e) = Level::type_graph().defs["Level"].clone() else { panic!() };
-    assert_eq!(e.variants[0].description.as_deref(), Some("Barely matters."));
+    let Type::Enum(e) = Level::type_graph().defs["Level"].clone() else {
+        panic!()
+    };
+    assert_eq!(
+        e.variants[0].description.as_deref(),
+        Some("Barely matters.")
+    );
 }
 
 #[derive(Debug, PartialEq, Deserialize, Serialize, Default, toolsmith::ToolType)]
@@ -79,7 +92,13 @@ fn container_default_fills_every_field_from_default() {
     let schema = schema::<Settings>();
     assert_eq!(schema["required"], json!([]));
     assert_eq!(schema["properties"]["retries"]["default"], 0);
-    assert_eq!(through::<Settings>(json!({"label": "x"})), Settings { retries: 0, label: "x".into() });
+    assert_eq!(
+        through::<Settings>(json!({"label": "x"})),
+        Settings {
+            retries: 0,
+            label: "x".into()
+        }
+    );
 }
 
 fn three() -> u8 {
@@ -102,7 +121,14 @@ fn field_defaults_and_skips_follow_serde() {
     assert_eq!(schema["properties"]["retries"]["default"], 3);
     assert!(schema["properties"].get("cache").is_none());
     assert_eq!(schema["required"], json!([]));
-    assert_eq!(through::<WithDefaults>(json!({})), WithDefaults { retries: 3, cache: None, note: None });
+    assert_eq!(
+        through::<WithDefaults>(json!({})),
+        WithDefaults {
+            retries: 3,
+            cache: None,
+            note: None
+        }
+    );
 }
 
 #[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
@@ -115,10 +141,16 @@ fn newtype_describes_as_what_it_wraps() {
 }
 
 #[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
-#[serde(tag = "_type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "_type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 enum Command {
     /// Moves the cursor.
-    MoveTo { line_number: u32 },
+    MoveTo {
+        line_number: u32,
+    },
     Clear,
 }
 
@@ -136,7 +168,10 @@ fn data_enum_is_a_type_tagged_union_that_serde_reads() {
         through::<Command>(json!({"_type": "move_to", "lineNumber": "4"})),
         Command::MoveTo { line_number: 4 }
     );
-    assert_eq!(through::<Command>(json!({"_type": "clear"})), Command::Clear);
+    assert_eq!(
+        through::<Command>(json!({"_type": "clear"})),
+        Command::Clear
+    );
 }
 
 #[derive(Deserialize, toolsmith::ToolType)]
@@ -179,7 +214,10 @@ fn two_types_with_one_name_get_two_definitions() {
     let names: Vec<&String> = graph.defs.keys().collect();
     assert_eq!(names, ["Both", "Options", "Options2"]);
     let schema = emit(&graph, Dialect::JsonSchema).unwrap();
-    assert_eq!(schema["$defs"]["Both"]["properties"]["again"]["$ref"], "#/$defs/Options");
+    assert_eq!(
+        schema["$defs"]["Both"]["properties"]["again"]["$ref"],
+        "#/$defs/Options"
+    );
     assert_eq!(schema["$defs"]["Options2"]["required"], json!(["depth"]));
 }
 
@@ -198,8 +236,14 @@ struct Pages {
 fn each_instantiation_of_a_generic_type_is_its_own_definition() {
     let graph: TypeGraph = Pages::type_graph();
     let schema = emit(&graph, Dialect::JsonSchema).unwrap();
-    assert_eq!(schema["$defs"]["Page"]["properties"]["items"]["items"]["type"], "string");
-    assert_eq!(schema["$defs"]["Page2"]["properties"]["items"]["items"]["type"], "integer");
+    assert_eq!(
+        schema["$defs"]["Page"]["properties"]["items"]["items"]["type"],
+        "string"
+    );
+    assert_eq!(
+        schema["$defs"]["Page2"]["properties"]["items"]["items"]["type"],
+        "integer"
+    );
 }
 
 #[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
@@ -212,6 +256,8 @@ struct Tree {
 fn recursive_type_refers_to_itself_and_coerces_at_depth() {
     let graph = Tree::type_graph();
     assert!(graph.dangling_refs().is_empty());
-    let tree: Tree = through(json!({"label": "a", "children": [{"label": "b", "children": [{"label": 3, "children": []}]}]}));
+    let tree: Tree = through(
+        json!({"label": "a", "children": [{"label": "b", "children": [{"label": 3, "children": []}]}]}),
+    );
     assert_eq!(tree.children[0].children[0].label, "3");
 }

@@ -20,13 +20,24 @@ fn explode(reason: String) -> String {
 #[test]
 fn a_panicking_tool_becomes_an_error_and_the_process_keeps_running() {
     let error = testing::call(&Explode, json!({"reason": "test"})).unwrap_err();
-    assert_eq!(error, ToolError::Panicked { tool: "explode".into(), message: "boom: test".into() });
+    assert_eq!(
+        error,
+        ToolError::Panicked {
+            tool: "explode".into(),
+            message: "boom: test".into()
+        }
+    );
     assert_eq!(
         error.to_model_message(),
         "Tool `explode` crashed (boom: test); this is a bug in the tool, not in your call."
     );
     // The same tool still answers (with the same panic) afterwards.
-    assert_eq!(testing::call(&Explode, json!({"reason": "again"})).unwrap_err().code(), "panicked");
+    assert_eq!(
+        testing::call(&Explode, json!({"reason": "again"}))
+            .unwrap_err()
+            .code(),
+        "panicked"
+    );
 }
 
 #[derive(Serialize)]
@@ -51,15 +62,28 @@ fn serialize_without_describe_is_structured_output_without_an_output_type() {
 /// Returns text or fails.
 #[toolsmith::tool]
 fn checked(ok: bool) -> Result<String, std::io::Error> {
-    if ok { Ok("fine".into()) } else { Err(std::io::Error::other("disk on fire")) }
+    if ok {
+        Ok("fine".into())
+    } else {
+        Err(std::io::Error::other("disk on fire"))
+    }
 }
 
 #[test]
 fn a_result_of_text_is_text_or_a_failure() {
-    assert_eq!(testing::call_text(&Checked, json!({"ok": true})).unwrap(), "fine");
+    assert_eq!(
+        testing::call_text(&Checked, json!({"ok": true})).unwrap(),
+        "fine"
+    );
     assert!(Checked.output().is_none());
     let error = testing::call(&Checked, json!({"ok": false})).unwrap_err();
-    assert_eq!(error, ToolError::Failed { tool: "checked".into(), message: "disk on fire".into() });
+    assert_eq!(
+        error,
+        ToolError::Failed {
+            tool: "checked".into(),
+            message: "disk on fire".into()
+        }
+    );
 }
 
 /// Does nothing.
@@ -68,8 +92,14 @@ fn nothing() {}
 
 #[test]
 fn a_unit_return_is_empty_text_and_an_integer_is_described_output() {
-    assert_eq!(testing::call(&Nothing, json!({})).unwrap(), ToolOutput::text(""));
-    assert_eq!(Checked.call_schema_object().unwrap()["required"], json!(["ok"]));
+    assert_eq!(
+        testing::call(&Nothing, json!({})).unwrap(),
+        ToolOutput::text("")
+    );
+    assert_eq!(
+        Checked.call_schema_object().unwrap()["required"],
+        json!(["ok"])
+    );
 }
 
 #[test]
@@ -81,25 +111,43 @@ fn a_tool_without_doc_or_description_falls_back_to_its_name() {
     }
     #[toolsmith::tool(description = "Set by attribute.")]
     fn described() {}
-    assert_eq!(BareTool.description(), "(The fallback needs no doc comment; this one has none below.)");
+    assert_eq!(
+        BareTool.description(),
+        "(The fallback needs no doc comment; this one has none below.)"
+    );
     assert_eq!(Described.description(), "Set by attribute.");
     assert_eq!(Nothing.description(), "Does nothing.");
 }
 
 #[test]
 fn strict_policy_refuses_what_lenient_repairs() {
-    let strict = Policy { mode: Mode::Strict, ..Policy::default() };
-    let error = Checked.call(Arguments::Text(r#"{"ok": "true"}"#), &strict).unwrap_err();
-    let ToolError::InvalidArguments { errors, .. } = &error else { panic!("{error:?}") };
-    assert_eq!(errors.iter().next().unwrap().code.as_str(), "repair_refused");
-    let lenient = Checked.call(Arguments::Text(r#"{"ok": "true"}"#), &Policy::default()).unwrap();
+    let strict = Policy {
+        mode: Mode::Strict,
+        ..Policy::default()
+    };
+    let error = Checked
+        .call(Arguments::Text(r#"{"ok": "true"}"#), &strict)
+        .unwrap_err();
+    let ToolError::InvalidArguments { errors, .. } = &error else {
+        panic!("{error:?}")
+    };
+    assert_eq!(
+        errors.iter().next().unwrap().code.as_str(),
+        "repair_refused"
+    );
+    let lenient = Checked
+        .call(Arguments::Text(r#"{"ok": "true"}"#), &Policy::default())
+        .unwrap();
     assert_eq!(lenient.repairs[0].code.as_str(), "bool_from_string");
 }
 
 #[test]
 fn arguments_that_are_not_an_object_are_a_clear_error() {
     let error = testing::call_text(&Checked, json!([true])).unwrap_err();
-    assert!(error.contains("expected a JSON object of arguments"), "{error}");
+    assert!(
+        error.contains("expected a JSON object of arguments"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -127,23 +175,32 @@ impl Tool for Echo {
         &self.parameters
     }
     fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
-        let coerced = toolsmith::coerce_arguments(&self.parameters, arguments, policy).map_err(
-            |errors| ToolError::InvalidArguments { tool: self.name().into(), errors },
-        )?;
+        let coerced =
+            toolsmith::coerce_arguments(&self.parameters, arguments, policy).map_err(|errors| {
+                ToolError::InvalidArguments {
+                    tool: self.name().into(),
+                    errors,
+                }
+            })?;
         Ok(ToolOutput::structured(coerced.value).with_repairs(coerced.repairs))
     }
 }
 
 fn echo() -> Arc<dyn Tool> {
-    let schema = json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
-    Arc::new(Echo { parameters: toolsmith::import(&schema).unwrap() })
+    let schema =
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+    Arc::new(Echo {
+        parameters: toolsmith::import(&schema).unwrap(),
+    })
 }
 
 #[test]
 fn a_tool_built_by_hand_from_json_schema_is_called_through_the_registry() {
     let mut registry = Registry::new();
     registry.add(echo()).unwrap();
-    let output = registry.call("echo", Arguments::Text(r#"{"n": "5"}"#), &Policy::default()).unwrap();
+    let output = registry
+        .call("echo", Arguments::Text(r#"{"n": "5"}"#), &Policy::default())
+        .unwrap();
     assert_eq!(output.structured, Some(json!({"n": 5})));
 }
 
@@ -206,7 +263,9 @@ fn a_tool_that_panics_behind_the_registry_is_caught_there_too() {
         }
         fn parameters(&self) -> &TypeGraph {
             static EMPTY: std::sync::OnceLock<TypeGraph> = std::sync::OnceLock::new();
-            EMPTY.get_or_init(|| TypeGraph::new(toolsmith::Type::Struct(toolsmith::StructType::anonymous())))
+            EMPTY.get_or_init(|| {
+                TypeGraph::new(toolsmith::Type::Struct(toolsmith::StructType::anonymous()))
+            })
         }
         fn call(&self, _: Arguments<'_>, _: &Policy) -> Result<ToolOutput, ToolError> {
             panic!("by hand")
@@ -214,7 +273,9 @@ fn a_tool_that_panics_behind_the_registry_is_caught_there_too() {
     }
     let mut registry = Registry::new();
     registry.add(Arc::new(Hand)).unwrap();
-    let error = registry.call("hand", Arguments::Json(&Value::Null), &Policy::default()).unwrap_err();
+    let error = registry
+        .call("hand", Arguments::Json(&Value::Null), &Policy::default())
+        .unwrap_err();
     assert_eq!(error.code(), "panicked");
 }
 

@@ -1,0 +1,70 @@
+//! `toolsmith call`: one call of a registered tool.
+
+use std::io::Read;
+
+use clap::Args;
+use serde_json::{Value, json};
+use toolsmith::{Arguments, CoerceErrors, Registry, ToolError, ToolOutput};
+
+use crate::error::UsageError;
+use crate::input::{PolicyArgs, argument_text, find_tool};
+use crate::output::{Outcome, repairs_json};
+
+/// The arguments of `toolsmith call`.
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The name of the tool to call.
+    #[arg(value_name = "TOOL")]
+    tool: String,
+    /// The arguments as JSON text; read from stdin when `-`; `{}` when omitted.
+    #[arg(value_name = "ARGS_JSON")]
+    arguments: Option<String>,
+    /// Print one JSON object on stdout: `{"ok": true, "text", "structured", "repairs"}`, or the
+    /// error (`{"ok": false, "code", "message", ...}`).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    policy: PolicyArgs,
+}
+
+impl CallArgs {
+    /// Calls the tool: its output, or why the call failed.
+    pub fn run(&self, registry: &Registry, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
+        // An unknown name is a usage problem, found before stdin is read.
+        find_tool(registry, &self.tool)?;
+        let policy = self.policy.policy();
+        let given = self.arguments.as_deref().unwrap_or("{}");
+        let result = match argument_text(given, stdin, &policy)? {
+            Ok(text) => registry.call(&self.tool, Arguments::Text(&text), &policy),
+            Err(error) => Err(ToolError::InvalidArguments {
+                tool: self.tool.clone(),
+                errors: CoerceErrors(vec![error]),
+            }),
+        };
+        Ok(match (result, self.json) {
+            (Ok(output), false) => Outcome::Success(output.text),
+            (Ok(output), true) => Outcome::Success(output_json(output).to_string()),
+            (Err(error), false) => Outcome::Failed(error.to_model_message()),
+            (Err(error), true) => Outcome::Invalid(error_json(&error).to_string()),
+        })
+    }
+}
+
+fn output_json(output: ToolOutput) -> Value {
+    json!({
+        "ok": true,
+        "text": output.text,
+        "structured": output.structured,
+        "repairs": repairs_json(&output.repairs),
+    })
+}
+
+/// The error's own JSON, led by `"ok": false` so that a script tells the two shapes apart.
+fn error_json(error: &ToolError) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("ok".to_owned(), Value::Bool(false));
+    if let Value::Object(fields) = error.to_json() {
+        out.extend(fields);
+    }
+    Value::Object(out)
+}

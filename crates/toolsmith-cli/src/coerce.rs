@@ -1,0 +1,62 @@
+//! `toolsmith coerce`: tool arguments coerced against a JSON Schema file.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::json;
+use toolsmith::{Arguments, CoerceErrors, Type, coerce_arguments};
+
+use crate::error::UsageError;
+use crate::input::{PolicyArgs, argument_text, load_schema};
+use crate::output::{Outcome, repairs_json};
+
+/// The arguments of `toolsmith coerce`.
+#[derive(Debug, Args)]
+pub struct CoerceArgs {
+    /// The JSON Schema of the arguments; its root must be `type: object`.
+    #[arg(long, value_name = "FILE")]
+    schema: PathBuf,
+    /// The arguments as JSON text; read from stdin when omitted or `-`.
+    #[arg(value_name = "ARGS_JSON")]
+    arguments: Option<String>,
+    #[command(flatten)]
+    policy: PolicyArgs,
+}
+
+impl CoerceArgs {
+    /// The canonical arguments and their repairs, or every error.
+    pub fn run(&self, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
+        let graph = load_schema(&self.schema)?;
+        match graph.resolved_root() {
+            Some(Type::Struct(_) | Type::Map(_)) => {}
+            other => {
+                return Err(UsageError::NotObject {
+                    path: self.schema.clone(),
+                    kind: other.map_or("an unresolvable reference", Type::kind),
+                });
+            }
+        }
+
+        let policy = self.policy.policy();
+        let given = self.arguments.as_deref().unwrap_or("-");
+        let text = match argument_text(given, stdin, &policy)? {
+            Ok(text) => text,
+            Err(error) => return Ok(invalid(&CoerceErrors(vec![error]))),
+        };
+
+        Ok(
+            match coerce_arguments(&graph, Arguments::Text(&text), &policy) {
+                Ok(coerced) => Outcome::Success(
+                    json!({"value": coerced.value, "repairs": repairs_json(&coerced.repairs)})
+                        .to_string(),
+                ),
+                Err(errors) => invalid(&errors),
+            },
+        )
+    }
+}
+
+fn invalid(errors: &CoerceErrors) -> Outcome {
+    Outcome::Invalid(json!({ "errors": errors.to_json() }).to_string())
+}

@@ -1,0 +1,113 @@
+//! Reading what a command works on: the policy flags, argument text, schema files, tool names.
+
+use std::io::Read;
+use std::path::Path;
+use std::sync::Arc;
+
+use clap::Args;
+use serde_json::Value;
+use toolsmith::{
+    CoerceError, ErrorCode, Policy, Registry, Tool, ToolError, TypeGraph, UnknownKeys, import,
+};
+
+use crate::error::UsageError;
+
+/// The flags that build the coercion [`Policy`].
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// Refuse every repair: anything not already canonical is an error.
+    #[arg(long)]
+    strict: bool,
+    /// Drop keys the schema does not declare instead of rejecting them.
+    #[arg(long)]
+    ignore_unknown: bool,
+}
+
+impl PolicyArgs {
+    /// The policy the flags ask for: the default (lenient) one unless `--strict`.
+    pub fn policy(&self) -> Policy {
+        let mut policy = if self.strict {
+            Policy::strict()
+        } else {
+            Policy::default()
+        };
+        if self.ignore_unknown {
+            policy.unknown_keys = UnknownKeys::Ignore;
+        }
+        policy
+    }
+}
+
+/// The argument text `given` on the command line, or read from `stdin` when it is `-`.
+///
+/// Text that is not UTF-8 is an invalid-arguments error, not a usage problem.
+pub fn argument_text(
+    given: &str,
+    stdin: &mut dyn Read,
+    policy: &Policy,
+) -> Result<Result<String, CoerceError>, UsageError> {
+    if given == "-" {
+        read_stdin(stdin, policy.limits.max_input_bytes)
+    } else {
+        Ok(Ok(given.to_owned()))
+    }
+}
+
+/// Reads argument text from stdin, at most one byte past `limit` so that coercion reports the
+/// size instead of this process holding an unbounded input.
+fn read_stdin(
+    stdin: &mut dyn Read,
+    limit: usize,
+) -> Result<Result<String, CoerceError>, UsageError> {
+    let mut bytes = Vec::new();
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    stdin
+        .take(cap)
+        .read_to_end(&mut bytes)
+        .map_err(UsageError::ReadStdin)?;
+    if bytes.len() > limit {
+        // Past the limit the content no longer matters: coercion reports `too_large`.
+        return Ok(Ok(String::from_utf8_lossy(&bytes).into_owned()));
+    }
+    Ok(String::from_utf8(bytes).map_err(|e| {
+        CoerceError::new(
+            "",
+            ErrorCode::JsonInvalid,
+            None,
+            format!(
+                "JSON text in UTF-8 (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    }))
+}
+
+/// Reads, parses and imports a JSON Schema file.
+pub fn load_schema(path: &Path) -> Result<TypeGraph, UsageError> {
+    let text = std::fs::read_to_string(path).map_err(|error| UsageError::Read {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    let schema: Value = serde_json::from_str(&text).map_err(|error| UsageError::NotJson {
+        path: path.to_path_buf(),
+        error,
+    })?;
+    import(&schema).map_err(|errors| UsageError::Import {
+        path: path.to_path_buf(),
+        errors,
+    })
+}
+
+/// The tool named `name`, or an error naming it with the nearest registered name.
+pub fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r Arc<dyn Tool>, UsageError> {
+    let did_you_mean = match registry.find(name) {
+        Ok(entry) => return Ok(entry.tool()),
+        Err(ToolError::NotFound { did_you_mean, .. }) => did_you_mean,
+        Err(_) => None,
+    };
+    Err(UsageError::UnknownTool {
+        name: name.to_owned(),
+        did_you_mean,
+        registered: registry.len(),
+    })
+}

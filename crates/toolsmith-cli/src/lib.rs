@@ -1,0 +1,224 @@
+//! The `toolsmith` command line, as a library: [`run`] takes the arguments, a [`Registry`] and
+//! the three streams, and returns the [`Exit`] status, so that every command can be run and
+//! tested in-process over any registry. The `toolsmith` binary calls it with
+//! [`toolsmith::registry()`] (the toolsets linked into it) and the process's streams.
+//!
+//! It only parses arguments, reads its inputs, calls the libraries and prints what they return:
+//! every decision about tools, types, schemas and coercion lives in `toolsmith` and
+//! `toolsmith-types`, where a library user gets the same behaviour. It never panics on user input.
+//!
+//! Commands:
+//! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first line
+//!   of the description), or a JSON array of `{name, toolset, description, annotations}`.
+//! - `schema [TOOL...]`: a JSON array of the tools' OpenAI-style function envelopes
+//!   ([`Tool::call_schema`](toolsmith::Tool::call_schema)), every tool when none is named;
+//!   `schema --from-json-schema FILE`: a JSON Schema file's canonical re-emission.
+//! - `call TOOL [ARGS_JSON | -]`: calls the tool (arguments `{}` when omitted, stdin for `-`) and
+//!   prints its output text; a failure prints the message a model would read
+//!   ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr. With
+//!   `--json` it prints `{"ok": true, "text", "structured", "repairs"}`, or the error's
+//!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout.
+//! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
+//!
+//! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
+//! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
+//! problem (a bad command line, an unknown tool, a file that cannot be read or imported, a
+//! registry that cannot be built), with the message on stderr.
+//!
+//! ```
+//! use toolsmith::Registry;
+//! use toolsmith_cli::{Exit, run};
+//!
+//! /// Says hello.
+//! #[toolsmith::tool]
+//! fn greet(name: String) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! let mut registry = Registry::new();
+//! registry.add(std::sync::Arc::new(Greet))?;
+//! let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+//! let exit = run(
+//!     ["toolsmith", "call", "greet", r#"{"name": "Ada"}"#],
+//!     || Ok(&registry),
+//!     &mut std::io::empty(),
+//!     &mut stdout,
+//!     &mut stderr,
+//! );
+//! assert_eq!(exit, Exit::Success);
+//! assert_eq!(String::from_utf8(stdout)?, "Hello, Ada!\n");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod call;
+mod coerce;
+mod error;
+mod input;
+mod list;
+mod output;
+mod schema;
+
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use toolsmith::{Registry, RegistryError};
+
+use crate::error::UsageError;
+use crate::output::Outcome;
+
+/// How a run ended: the process's exit status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: the command did its job.
+    Success,
+    /// 1: the tool arguments are invalid, or the tool failed.
+    Failure,
+    /// 2: a usage problem: a bad command line, an unknown tool, a file that cannot be read or
+    /// imported, a registry that cannot be built.
+    Usage,
+}
+
+impl Exit {
+    /// The exit status number.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::Failure => 1,
+            Exit::Usage => 2,
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> Self {
+        ExitCode::from(exit.code())
+    }
+}
+
+/// Define LLM tools once, typed and described; list, inspect and call them, inspect schemas and
+/// coerce tool arguments.
+#[derive(Debug, Parser)]
+#[command(name = "toolsmith", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the registered tools.
+    ///
+    /// One line per tool: its name, its toolset (`-` for none) and the first line of its
+    /// description, aligned.
+    List(list::ListArgs),
+    /// Print tool schemas, or a JSON Schema file in its canonical form.
+    ///
+    /// Prints a JSON array of the tools' OpenAI-style function envelopes
+    /// (`{"type": "function", "function": {"name", "description", "parameters"}}`), in the order
+    /// named, or of every registered tool when none is named.
+    Schema(schema::SchemaArgs),
+    /// Call a tool with arguments given as JSON.
+    ///
+    /// Prints the tool's output (exit 0). When the arguments are invalid or the tool fails,
+    /// prints the message a model would read on stderr (exit 1); with `--json`, prints one JSON
+    /// object on stdout either way.
+    Call(call::CallArgs),
+    /// Coerce tool arguments against a JSON Schema.
+    ///
+    /// Prints one JSON object: `{"value": ..., "repairs": [...]}` when the arguments are valid
+    /// (exit 0), `{"errors": [...]}` when they are not (exit 1).
+    Coerce(coerce::CoerceArgs),
+}
+
+/// Runs the command line `args` (as the process receives them, the program name first) over the
+/// tools of `registry`, reading `stdin` and printing to `stdout` and `stderr`.
+///
+/// `registry` is asked for only by the commands that need tools (`list`, `schema [TOOL...]`,
+/// `call`); when it fails (say, two linked tools share a name) those commands print its error
+/// and exit [`Exit::Usage`], and the others still work.
+pub fn run<'r, I, T>(
+    args: I,
+    registry: impl FnOnce() -> Result<&'r Registry, RegistryError>,
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+    stderr: &mut dyn Write,
+) -> Exit
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => return command_line_error(&error, stdout, stderr),
+    };
+    let load_registry = || registry().map_err(UsageError::Registry);
+    let result = match cli.command {
+        Command::List(args) => load_registry().and_then(|registry| args.run(registry)),
+        Command::Schema(args) => args.run(load_registry),
+        Command::Call(args) => load_registry().and_then(|registry| args.run(registry, stdin)),
+        Command::Coerce(args) => args.run(stdin),
+    };
+    match result {
+        Ok(outcome) => print(outcome, stdout, stderr),
+        Err(error) => fail(&error, stderr),
+    }
+}
+
+/// Prints what clap says: help and version on stdout (exit 0), a bad command line on stderr.
+fn command_line_error(error: &clap::Error, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
+    let text = error.render().to_string();
+    if error.use_stderr() {
+        // Nothing more can be reported if stderr is gone.
+        let _ = write_text(stderr, &text);
+        return Exit::Usage;
+    }
+    print_stdout(&text, Exit::Success, stdout, stderr)
+}
+
+fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
+    match outcome {
+        Outcome::Success(text) => print_stdout(&text, Exit::Success, stdout, stderr),
+        Outcome::Invalid(text) => print_stdout(&text, Exit::Failure, stdout, stderr),
+        Outcome::Failed(message) => {
+            // Nothing more can be reported if stderr is gone; the exit status still says it.
+            let _ = write_text(stderr, &message);
+            Exit::Failure
+        }
+    }
+}
+
+/// Prints `text` on stdout and ends with `exit`, or with a usage error when stdout is gone.
+fn print_stdout(text: &str, exit: Exit, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
+    match write_text(stdout, text) {
+        Ok(()) => exit,
+        Err(e) => fail(&UsageError::Write(e), stderr),
+    }
+}
+
+fn fail(error: &UsageError, stderr: &mut dyn Write) -> Exit {
+    // Nothing more can be reported if stderr is gone too.
+    let _ = write_text(stderr, &format!("toolsmith: error: {error}"));
+    Exit::Usage
+}
+
+/// Writes `text` ended by a newline (none added to empty text), and flushes.
+fn write_text(stream: &mut dyn Write, text: &str) -> std::io::Result<()> {
+    stream.write_all(text.as_bytes())?;
+    if !text.is_empty() && !text.ends_with('\n') {
+        stream.write_all(b"\n")?;
+    }
+    stream.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

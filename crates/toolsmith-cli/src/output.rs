@@ -1,0 +1,32 @@
+//! [`Outcome`]: what a command prints, where, and with which exit status.
+
+use serde_json::Value;
+use toolsmith::Repair;
+
+use crate::error::UsageError;
+
+/// What a command prints, and whether the input it judged was valid.
+#[derive(Debug)]
+pub enum Outcome {
+    /// The command did its job: this text on stdout (exit 0).
+    Success(String),
+    /// The tool arguments are invalid or the tool failed: this JSON on stdout says why (exit 1).
+    Invalid(String),
+    /// The tool arguments are invalid or the tool failed: this message on stderr says why
+    /// (exit 1).
+    Failed(String),
+}
+
+impl Outcome {
+    /// A JSON document printed for reading (exit 0).
+    pub fn document(value: &Value) -> Result<Outcome, UsageError> {
+        serde_json::to_string_pretty(value)
+            .map(Outcome::Success)
+            .map_err(UsageError::Print)
+    }
+}
+
+/// Repairs as the JSON array every command prints.
+pub fn repairs_json(repairs: &[Repair]) -> Value {
+    Value::Array(repairs.iter().map(Repair::to_json).collect())
+}

@@ -1,0 +1,583 @@
+//! `list`, `schema` and `call` run in-process over a registry of tools defined here with the
+//! macros: a toolset of two tools, a tool with an optional parameter, one that returns a struct,
+//! one that fails, one that panics.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use toolsmith::{
+    Arguments, Definitions, Field, Policy, Registry, RegistryError, StructType, Tool, ToolError,
+    ToolOutput, ToolType, Type, TypeGraph,
+};
+use toolsmith_cli::{Exit, run};
+
+/// Integer arithmetic.
+#[derive(Default)]
+struct CalculatorToolset;
+
+#[toolsmith::toolset(name = "calc")]
+impl CalculatorToolset {
+    /// Adds two integers.
+    #[tool(read_only, idempotent)]
+    fn add(&self, a: i64, b: i64) -> i64 {
+        a + b
+    }
+
+    /// Multiplies two integers.
+    #[tool(read_only)]
+    fn multiply(&self, a: i64, b: i64) -> i64 {
+        a * b
+    }
+}
+
+/// Greets someone by name.
+///
+/// The greeting defaults to "Hello".
+#[toolsmith::tool]
+fn greet(
+    /// Who to greet.
+    name: String,
+    /// The word to greet with.
+    greeting: Option<String>,
+) -> String {
+    format!("{}, {name}!", greeting.as_deref().unwrap_or("Hello"))
+}
+
+/// How long a text is.
+#[derive(Serialize, ToolType)]
+struct Counts {
+    /// Words, split at whitespace.
+    words: usize,
+    /// Characters (Unicode scalar values).
+    characters: usize,
+}
+
+/// Counts the words and characters of a text.
+#[toolsmith::tool]
+fn text_stats(text: String) -> Counts {
+    Counts {
+        words: text.split_whitespace().count(),
+        characters: text.chars().count(),
+    }
+}
+
+/// Reads a note by its title.
+#[toolsmith::tool(read_only)]
+fn read_note(title: String) -> Result<String, String> {
+    match title.as_str() {
+        "groceries" => Ok("milk, eggs".to_owned()),
+        _ => Err(format!("no note is titled {title:?}")),
+    }
+}
+
+/// Divides one integer by another, rounding toward zero.
+#[toolsmith::tool]
+fn divide(dividend: i64, divisor: i64) -> i64 {
+    // Integer division by zero panics: the bug this tool is here to have.
+    dividend / divisor
+}
+
+fn registry() -> Registry {
+    let mut registry = Registry::new();
+    registry.add_toolset(CalculatorToolset).unwrap();
+    let tools: [Arc<dyn Tool>; 4] = [
+        Arc::new(Greet),
+        Arc::new(TextStats),
+        Arc::new(ReadNote),
+        Arc::new(Divide),
+    ];
+    for tool in tools {
+        registry.add(tool).unwrap();
+    }
+    registry
+}
+
+struct Run {
+    exit: Exit,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:?}", self.stdout))
+    }
+}
+
+/// Runs `toolsmith ARGS` over `registry`, with `stdin`.
+fn run_over(registry: Result<&Registry, RegistryError>, args: &[&str], stdin: &[u8]) -> Run {
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let argv = std::iter::once("toolsmith").chain(args.iter().copied());
+    let exit = run(argv, || registry, &mut &stdin[..], &mut stdout, &mut stderr);
+    Run {
+        exit,
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+/// Runs `toolsmith ARGS` over the test registry, with `stdin`.
+fn toolsmith_with_stdin(args: &[&str], stdin: &[u8]) -> Run {
+    run_over(Ok(&registry()), args, stdin)
+}
+
+/// Runs `toolsmith ARGS` over the test registry, with nothing on stdin.
+fn toolsmith(args: &[&str]) -> Run {
+    toolsmith_with_stdin(args, b"")
+}
+
+// ---- list ----
+
+#[test]
+fn list_prints_one_aligned_line_per_tool_in_registry_order() {
+    let run = toolsmith(&["list"]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "\
+calc_add       calc  Adds two integers.
+calc_multiply  calc  Multiplies two integers.
+greet          -     Greets someone by name.
+text_stats     -     Counts the words and characters of a text.
+read_note      -     Reads a note by its title.
+divide         -     Divides one integer by another, rounding toward zero.
+"
+    );
+}
+
+#[test]
+fn list_of_an_empty_registry_prints_nothing() {
+    let run = run_over(Ok(&Registry::new()), &["list"], b"");
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn list_json_gives_name_toolset_full_description_and_annotations_in_registry_order() {
+    let run = toolsmith(&["list", "--json"]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let out = run.json();
+    let names: Vec<&str> = out
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "calc_add",
+            "calc_multiply",
+            "greet",
+            "text_stats",
+            "read_note",
+            "divide"
+        ]
+    );
+    assert_eq!(
+        out[0],
+        json!({
+            "name": "calc_add",
+            "toolset": "calc",
+            "description": "Adds two integers.",
+            "annotations": {"readOnlyHint": true, "idempotentHint": true},
+        })
+    );
+    // The whole description, not only the first line that `list` shows.
+    assert!(Greet.description().lines().count() > 1);
+    assert_eq!(
+        out[2],
+        json!({
+            "name": "greet",
+            "toolset": null,
+            "description": Greet.description(),
+            "annotations": {},
+        })
+    );
+}
+
+// ---- schema ----
+
+/// The envelopes the library gives for the tools `names` of the test registry.
+fn envelopes(names: &[&str]) -> Value {
+    let registry = registry();
+    names
+        .iter()
+        .map(|name| registry.get(name).unwrap().call_schema().unwrap())
+        .collect()
+}
+
+#[test]
+fn schema_without_tool_names_prints_every_envelope_in_registry_order() {
+    let run = toolsmith(&["schema"]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let registry = registry();
+    let names: Vec<&str> = registry.names().collect();
+    assert_eq!(run.json(), envelopes(&names));
+}
+
+#[test]
+fn schema_of_named_tools_prints_their_envelopes_in_the_order_named() {
+    let run = toolsmith(&["schema", "greet", "calc_add"]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let out = run.json();
+    assert_eq!(out, envelopes(&["greet", "calc_add"]));
+    assert_eq!(
+        out[0],
+        json!({
+            "type": "function",
+            "function": {
+                "name": "greet",
+                "description": Greet.description(),
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "description": "Who to greet."},
+                        "greeting": {
+                            "type": ["string", "null"],
+                            "description": "The word to greet with."
+                        },
+                    },
+                    "required": ["name"],
+                    "additionalProperties": false,
+                },
+            },
+        })
+    );
+}
+
+#[test]
+fn schema_of_an_unknown_tool_is_a_usage_error_with_the_nearest_name() {
+    let run = toolsmith(&["schema", "greet", "calc_ad"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "toolsmith: error: no tool is named `calc_ad`; did you mean `calc_add`?\n"
+    );
+}
+
+#[test]
+fn schema_of_an_unknown_tool_without_a_near_name_points_to_list() {
+    let run = toolsmith(&["schema", "weather"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(
+        run.stderr,
+        "toolsmith: error: no tool is named `weather`; `toolsmith list` shows every tool\n"
+    );
+}
+
+#[test]
+fn schema_from_json_schema_conflicts_with_tool_names() {
+    let run = toolsmith(&["schema", "greet", "--from-json-schema", "schema.json"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}
+
+/// A tool built by hand whose parameters refer to a definition they do not have.
+struct DanglingRefTool {
+    parameters: TypeGraph,
+}
+
+impl DanglingRefTool {
+    fn new() -> Self {
+        let mut root = StructType::anonymous();
+        root.fields = vec![Field::new("shape", Type::Ref("Shape".to_owned()))];
+        DanglingRefTool {
+            parameters: TypeGraph {
+                root: Type::Struct(root),
+                defs: Definitions::default(),
+            },
+        }
+    }
+}
+
+impl Tool for DanglingRefTool {
+    fn name(&self) -> &str {
+        "draw"
+    }
+    fn description(&self) -> &str {
+        "Draws a shape."
+    }
+    fn parameters(&self) -> &TypeGraph {
+        &self.parameters
+    }
+    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
+        toolsmith::coerce_arguments(&self.parameters, arguments, policy)
+            .map(|coerced| ToolOutput::structured(coerced.value))
+            .map_err(|errors| ToolError::InvalidArguments {
+                tool: self.name().to_owned(),
+                errors,
+            })
+    }
+}
+
+#[test]
+fn schema_of_a_tool_without_a_faithful_schema_is_an_error_naming_the_tool() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(DanglingRefTool::new())).unwrap();
+    let run = run_over(Ok(&registry), &["schema"], b"");
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "toolsmith: error: the schema of tool `draw` cannot be written: \
+         reference to undefined type `Shape`\n"
+    );
+}
+
+// ---- call ----
+
+#[test]
+fn call_prints_the_output_text() {
+    let run = toolsmith(&["call", "greet", r#"{"name": "Ada", "greeting": "Hi"}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "Hi, Ada!\n");
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn call_leaves_an_optional_parameter_out() {
+    let run = toolsmith(&["call", "greet", r#"{"name": "Ada"}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "Hello, Ada!\n");
+}
+
+#[test]
+fn call_of_a_toolset_tool_runs_it() {
+    let run = toolsmith(&["call", "calc_multiply", r#"{"a": 6, "b": 7}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "42\n");
+}
+
+#[test]
+fn call_of_a_struct_returning_tool_prints_its_json_text() {
+    let run = toolsmith(&["call", "text_stats", r#"{"text": "one two three"}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "{\"words\":3,\"characters\":13}\n");
+}
+
+#[test]
+fn call_reads_the_arguments_from_stdin_given_a_dash() {
+    let run = toolsmith_with_stdin(&["call", "greet", "-"], br#"{"name": "Grace"}"#);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "Hello, Grace!\n");
+}
+
+#[test]
+fn call_without_arguments_sends_an_empty_object() {
+    let run = toolsmith_with_stdin(&["call", "greet"], br#"{"name": "not read"}"#);
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(
+        run.stderr,
+        "Invalid arguments for tool `greet`. The arguments have 1 problem:\n\
+         - `name`: missing required field; expected a string\n"
+    );
+}
+
+#[test]
+fn call_json_prints_the_text_the_structured_value_and_the_repairs() {
+    let run = toolsmith(&["call", "--json", "text_stats", r#"{"text": 42}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["ok"], true);
+    assert_eq!(out["text"], "{\"words\":1,\"characters\":2}");
+    assert_eq!(out["structured"], json!({"words": 1, "characters": 2}));
+    let repairs = out["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 1, "{repairs:?}");
+    assert_eq!(repairs[0]["path"], "/text");
+}
+
+#[test]
+fn call_json_of_a_text_tool_has_no_structured_value() {
+    let run = toolsmith(&["call", "--json", "greet", r#"{"name": "Ada"}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.json(),
+        json!({"ok": true, "text": "Hello, Ada!", "structured": null, "repairs": []})
+    );
+}
+
+#[test]
+fn call_with_invalid_arguments_prints_the_model_message_on_stderr_and_exits_1() {
+    let run = toolsmith(&["call", "calc_add", r#"{"a": 1, "c": 2}"#]);
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "Invalid arguments for tool `calc_add`. The arguments have 2 problems:\n\
+         - `c`: unknown field; valid fields are \"a\", \"b\"\n\
+         - `b`: missing required field; expected an integer\n"
+    );
+}
+
+#[test]
+fn call_json_with_invalid_arguments_prints_every_error_on_stdout() {
+    let run = toolsmith(&["call", "--json", "calc_add", r#"{"a": "one", "b": 2}"#]);
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(run.stderr, "");
+    let out = run.json();
+    assert_eq!(out["ok"], false);
+    assert_eq!(out["code"], "invalid_arguments");
+    assert_eq!(out["tool"], "calc_add");
+    assert_eq!(out["errors"][0]["path"], "/a");
+    assert_eq!(out["errors"][0]["code"], "int_parsing");
+    assert!(
+        out["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Invalid arguments for tool `calc_add`")
+    );
+}
+
+#[test]
+fn call_of_a_failing_tool_prints_its_failure_for_the_model_and_exits_1() {
+    let run = toolsmith(&["call", "read_note", r#"{"title": "taxes"}"#]);
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "Tool `read_note` failed: no note is titled \"taxes\"\n"
+    );
+}
+
+#[test]
+fn call_json_of_a_failing_tool_prints_the_structured_error() {
+    let run = toolsmith(&["call", "--json", "read_note", r#"{"title": "taxes"}"#]);
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(
+        run.json(),
+        json!({
+            "ok": false,
+            "code": "failed",
+            "message": "Tool `read_note` failed: no note is titled \"taxes\"",
+            "tool": "read_note",
+        })
+    );
+}
+
+#[test]
+fn call_of_a_panicking_tool_says_it_crashed_and_exits_1() {
+    let run = toolsmith(&["call", "divide", r#"{"dividend": 1, "divisor": 0}"#]);
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "Tool `divide` crashed (attempt to divide by zero); this is a bug in the tool, not in \
+         your call.\n"
+    );
+}
+
+#[test]
+fn call_of_an_unknown_tool_is_a_usage_error_with_the_nearest_name() {
+    let run = toolsmith(&["call", "--json", "read_notes", "{}"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "toolsmith: error: no tool is named `read_notes`; did you mean `read_note`?\n"
+    );
+}
+
+#[test]
+fn call_strict_refuses_repairs() {
+    let run = toolsmith(&[
+        "call",
+        "--json",
+        "--strict",
+        "calc_add",
+        r#"{"a": "1", "b": 2}"#,
+    ]);
+    assert_eq!(run.exit, Exit::Failure);
+    let out = run.json();
+    assert_eq!(out["errors"][0]["path"], "/a");
+    assert_eq!(out["errors"][0]["code"], "repair_refused");
+}
+
+#[test]
+fn call_ignore_unknown_drops_undeclared_keys_as_a_repair() {
+    let run = toolsmith(&[
+        "call",
+        "--json",
+        "--ignore-unknown",
+        "calc_add",
+        r#"{"a": 1, "b": 2, "c": 3}"#,
+    ]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let out = run.json();
+    assert_eq!(out["text"], "3");
+    assert_eq!(out["repairs"][0]["path"], "/c");
+    assert_eq!(out["repairs"][0]["code"], "extra_ignored");
+}
+
+#[test]
+fn call_with_arguments_on_stdin_that_are_not_utf8_is_invalid_arguments() {
+    let run = toolsmith_with_stdin(
+        &["call", "--json", "greet", "-"],
+        b"{\"name\": \"Ad\xffa\"}",
+    );
+    assert_eq!(run.exit, Exit::Failure);
+    let out = run.json();
+    assert_eq!(out["code"], "invalid_arguments");
+    assert_eq!(out["errors"][0]["code"], "json_invalid");
+}
+
+// ---- the registry and the command line ----
+
+fn duplicate_name_error() -> RegistryError {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Greet)).unwrap();
+    registry.add(Arc::new(Greet)).unwrap_err()
+}
+
+#[test]
+fn registry_that_cannot_be_built_is_a_usage_error_saying_why() {
+    let error = duplicate_name_error();
+    let run = run_over(Err(error.clone()), &["list"], b"");
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        format!("toolsmith: error: the tools cannot be registered: {error}\n")
+    );
+}
+
+#[test]
+fn commands_that_need_no_tools_run_when_the_registry_cannot_be_built() {
+    let fixture = format!("{}/tests/fixtures/weather.json", env!("CARGO_MANIFEST_DIR"));
+    let run = run_over(
+        Err(duplicate_name_error()),
+        &["schema", "--from-json-schema", &fixture],
+        b"",
+    );
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["type"], "object");
+}
+
+#[test]
+fn help_is_printed_on_stdout_with_exit_0() {
+    let run = toolsmith(&["call", "--help"]);
+    assert_eq!(run.exit, Exit::Success);
+    assert!(
+        run.stdout.contains("Usage: toolsmith call"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stderr, "");
+}
+
+#[test]
+fn unknown_command_is_a_usage_error_on_stderr() {
+    let run = toolsmith(&["invoke", "greet"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains("unrecognized subcommand 'invoke'"),
+        "{}",
+        run.stderr
+    );
+}
