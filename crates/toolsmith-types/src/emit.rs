@@ -1,55 +1,57 @@
 //! Schema emission: one walk over a [`Type`] that writes JSON Schema in a receiver's dialect.
 //!
-//! The walk is written once. What differs between receivers is a small table of [`Rules`] that the
-//! walk consults where a receiver has a say (how a `_type` tag is spelled, how `null` is allowed,
-//! where named types live), so a new dialect is a new row in that table, not a copy of the walk.
+//! The walk is written once. What differs between receivers is one row of rules per
+//! [`Dialect`] (in `dialect.rs`) that the walk consults where a receiver has a say, so a new
+//! dialect is a new row in that table, not a copy of the walk. What each dialect does
+//! (`../shared/spec/dialects.md` is the source):
+//!
+//! | dialect | optional field | objects | map | `_type` | `$ref` | left out (said in the description) |
+//! |---|---|---|---|---|---|---|
+//! | `json-schema` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
+//! | `openai` | not in `required` | as declared | `additionalProperties` | `const` | `$defs`; described refs inlined | — |
+//! | `openai-strict` | in `required`, nullable | `additionalProperties: false` | `[{key, value}]` | one-value `enum` | `$defs`; described refs inlined | `default` |
+//! | `anthropic` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
+//! | `anthropic-strict` | not in `required` | `additionalProperties: false` | `[{key, value}]` | `const` | `$defs`; recursion an error | numeric, length and item-count bounds |
+//! | `gemini` | not in `required`, `nullable: true` | no `additionalProperties` | `[{key, value}]` | one-value `enum` | inlined; recursion an error | exclusive bounds, `multipleOf`, formats but `date-time` and `enum` |
+//! | `mcp` | not in `required` | as declared | `additionalProperties` | `const` | inlined unless recursive | — |
+//!
+//! More, per dialect:
+//! - Every dialect but `json-schema` wants an object at the root of a whole document ([`emit`]
+//!   refuses anything else with [`EmitError::RootNotObject`]) and writes no `$schema`.
+//! - `openai` (not strict) is canonical JSON Schema, except that a `$ref` never has sibling
+//!   keywords: OpenAI refuses `{"$ref": .., "description": ..}`, so a described reference is
+//!   written in place, one level deep (the same in `openai-strict`).
+//! - `openai-strict` and `anthropic-strict` write `additionalProperties: false` on every
+//!   object: a struct that accepts additional keys does not offer them there (coercion still
+//!   accepts them).
+//! - `gemini` spells `null` as `nullable: true` (never a type array), writes every enum value
+//!   as a string (integer enums in decimal) and has no `$ref`, `const` or `additionalProperties`.
+//! - A keyword a dialect leaves out is not lost: `"keyword: value"` is appended to the schema's
+//!   description, in parentheses after any description it has (`"Units (default: \"metric\")"`).
+//! - A dialect that refuses recursive types ([`EmitError::Recursive`]) says so at the first
+//!   reference to a type that refers to itself.
+//!
+//! Whatever a dialect changes in the wire shape (maps as `{key, value}` entries, `null` for an
+//! omitted optional field, integer enum values as strings) the coercer turns back into the
+//! canonical value; give the policy the dialect ([`crate::Policy::with_dialect`]) so that these
+//! spellings count as the wire shape they are, not as repairs.
+
+use std::collections::HashSet;
 
 use indexmap::IndexSet;
 use serde_json::{Map, Number, Value};
 
+use crate::dialect::{Dialect, NullSpelling, Objects, Optional, Rules};
 use crate::ty::{
-    EnumType, EnumValue, Field, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph,
+    EnumType, EnumValue, Field, MapKeys, MapType, StructType, TYPE_TAG, TaggedUnion, Type,
+    TypeGraph, visit_refs,
 };
 
 /// How deep a type may nest before emission stops with [`EmitError::TooDeep`].
 const MAX_EMIT_DEPTH: usize = 128;
 
-/// Which receiver a schema is written for. A value, not a fork of the emitter: the emitter
-/// consults it as it walks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum Dialect {
-    /// Canonical JSON Schema 2020-12: named types as `$defs` + `$ref`.
-    #[default]
-    JsonSchema,
-}
-
-impl Dialect {
-    /// The rules the walk applies for this dialect: the one table a new dialect is added to.
-    fn rules(self) -> Rules {
-        match self {
-            Dialect::JsonSchema => Rules {
-                schema_uri: Some("https://json-schema.org/draft/2020-12/schema"),
-                defs_keyword: "$defs",
-                tag_as_const: true,
-                null_in_type_array: true,
-            },
-        }
-    }
-}
-
-/// What a dialect decides during the walk.
-#[derive(Debug, Clone, Copy)]
-struct Rules {
-    /// Written as `$schema` at the root of a whole document ([`emit`], not [`parameters_schema`]).
-    schema_uri: Option<&'static str>,
-    /// The root keyword holding named types; every `$ref` points into it.
-    defs_keyword: &'static str,
-    /// The `_type` tag of a tagged-union variant as `const` (otherwise a one-value `enum`).
-    tag_as_const: bool,
-    /// A nilable type with a `type` keyword adds `"null"` to it (otherwise `anyOf` with null).
-    null_in_type_array: bool,
-}
+/// The root keyword holding named types; every `$ref` points into it.
+const DEFS: &str = "$defs";
 
 /// Why a type could not be written in a dialect.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,6 +75,24 @@ pub enum EmitError {
         /// What is wrong, in words.
         reason: String,
     },
+    /// The type refers to itself, and the dialect cannot say so (Gemini has no `$ref`; strict
+    /// Anthropic tools refuse recursion).
+    Recursive {
+        /// JSON Pointer into the schema being written, where the reference closes the cycle.
+        path: String,
+        /// The definition that refers to itself.
+        name: String,
+        /// The dialect that refuses it.
+        dialect: Dialect,
+    },
+    /// The dialect wants an object at the root of a document, and the type is written as
+    /// something else.
+    RootNotObject {
+        /// The dialect that wants an object.
+        dialect: Dialect,
+        /// What the root is written as instead (`"array"`, `"anyOf"`, ...).
+        found: String,
+    },
 }
 
 impl std::fmt::Display for EmitError {
@@ -86,6 +106,17 @@ impl std::fmt::Display for EmitError {
                 write!(f, "{path}: type nests deeper than {MAX_EMIT_DEPTH} levels")
             }
             EmitError::InvalidType { path, reason } => write!(f, "{path}: {reason}"),
+            EmitError::Recursive {
+                path,
+                name,
+                dialect,
+            } => write!(
+                f,
+                "{path}: `{name}` refers to itself, and {dialect} does not allow recursive types"
+            ),
+            EmitError::RootNotObject { dialect, found } => {
+                write!(f, "{dialect} wants an object at the root, not {found}")
+            }
         }
     }
 }
@@ -93,7 +124,9 @@ impl std::fmt::Display for EmitError {
 impl std::error::Error for EmitError {}
 
 /// The JSON Schema of `graph` in `dialect`: the root type's schema, with every definition it
-/// reaches under `$defs` (and nothing unreachable).
+/// reaches under `$defs` (and nothing unreachable). In every dialect but
+/// [`Dialect::JsonSchema`] the root must be written as an object (a root reference is written
+/// in place), and no `$schema` is written.
 ///
 /// ```
 /// use serde_json::json;
@@ -112,22 +145,39 @@ impl std::error::Error for EmitError {}
 /// ```
 ///
 /// # Errors
-/// A dangling reference, a type nested deeper than 128 levels, or a type with no faithful
-/// schema ([`EmitError::InvalidType`]).
+/// A dangling reference, a type nested deeper than 128 levels, a type with no faithful
+/// schema ([`EmitError::InvalidType`]), a recursive type in a dialect without recursion
+/// ([`EmitError::Recursive`]), or a root that is not an object where the dialect wants one
+/// ([`EmitError::RootNotObject`]).
 pub fn emit(graph: &TypeGraph, dialect: Dialect) -> Result<Value, EmitError> {
     let mut emitter = Emitter::new(graph, dialect);
-    let root = emitter.schema(&graph.root)?;
+    let rules = emitter.rules;
+    let root_type = if rules.root_object {
+        graph
+            .resolved_root()
+            .ok_or_else(|| EmitError::DanglingRef(dangling_name(&graph.root)))?
+    } else {
+        &graph.root
+    };
+    let root = emitter.schema(root_type)?;
+    if rules.root_object && root.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(EmitError::RootNotObject {
+            dialect,
+            found: written_as(&root),
+        });
+    }
     let mut document = Map::new();
-    if let Some(uri) = emitter.rules.schema_uri {
+    if let Some(uri) = rules.schema_uri {
         document.insert("$schema".to_owned(), Value::String(uri.to_owned()));
     }
     document.extend(root);
     emitter.finish(document)
 }
 
-/// The parameters object of a tool whose arguments are `graph`: a struct at the root (or a
-/// reference to one), in the shape
-/// `{"type":"object","properties":{...},"required":[...],"additionalProperties":false}`.
+/// The parameters object of a tool whose arguments are `graph`, in `dialect`: a struct at the
+/// root (or a reference to one), in the shape
+/// `{"type":"object","properties":{...},"required":[...],"additionalProperties":false}` (the
+/// dialect's rules applied: see [`Dialect`]). Tool envelopes wrap this object.
 ///
 /// A top-level property with no description of its own (nor one from its type) is described as
 /// `"Parameter <name>"`, or `"Parameter <name> (optional)"` when it is not required. A real
@@ -153,6 +203,18 @@ pub fn emit(graph: &TypeGraph, dialect: Dialect) -> Result<Value, EmitError> {
 ///         },
 ///         "required": ["city"],
 ///         "additionalProperties": false
+///     })
+/// );
+/// // Gemini: no type arrays, no `additionalProperties`.
+/// assert_eq!(
+///     parameters_schema(&graph, Dialect::Gemini)?,
+///     json!({
+///         "type": "object",
+///         "properties": {
+///             "city": {"type": "string", "description": "Parameter city"},
+///             "units": {"type": "string", "nullable": true, "description": "Parameter units (optional)"}
+///         },
+///         "required": ["city"]
 ///     })
 /// );
 /// # Ok::<(), toolsmith_types::EmitError>(())
@@ -193,9 +255,12 @@ struct StructShape<'a> {
 /// The walk: one pass over a type, writing the schema as it goes.
 struct Emitter<'g> {
     graph: &'g TypeGraph,
+    dialect: Dialect,
     rules: Rules,
     /// Definitions referenced so far, in the order first met; each is written once.
     reached: IndexSet<String>,
+    /// The definitions that refer to themselves, found when first asked.
+    recursive: Option<HashSet<String>>,
     /// JSON Pointer of the schema being written, for errors.
     path: String,
     depth: usize,
@@ -203,18 +268,23 @@ struct Emitter<'g> {
 
 type Schema = Map<String, Value>;
 
+/// What a dialect could not say as keywords in one schema object, for its description.
+type Notes = Vec<String>;
+
 impl<'g> Emitter<'g> {
     fn new(graph: &'g TypeGraph, dialect: Dialect) -> Self {
         Emitter {
             graph,
+            dialect,
             rules: dialect.rules(),
             reached: IndexSet::new(),
+            recursive: None,
             path: String::new(),
             depth: 0,
         }
     }
 
-    /// Writes every reached definition under the dialect's definitions keyword.
+    /// Writes every reached definition under `$defs`.
     fn finish(mut self, mut document: Schema) -> Result<Value, EmitError> {
         let mut defs = Map::new();
         let mut next = 0;
@@ -226,7 +296,7 @@ impl<'g> Emitter<'g> {
             };
             self.path.clear();
             self.depth = 0;
-            let schema = self.descend(&[self.rules.defs_keyword, &name], |e| match ty {
+            let schema = self.descend(&[DEFS, &name], |e| match ty {
                 // The `$defs` key already names the struct.
                 Type::Struct(s) => e.struct_schema(
                     s,
@@ -241,7 +311,7 @@ impl<'g> Emitter<'g> {
             defs.insert(name, Value::Object(schema));
         }
         if !defs.is_empty() {
-            document.insert(self.rules.defs_keyword.to_owned(), Value::Object(defs));
+            document.insert(DEFS.to_owned(), Value::Object(defs));
         }
         Ok(Value::Object(document))
     }
@@ -280,34 +350,52 @@ impl<'g> Emitter<'g> {
         }
     }
 
+    /// The complete schema of `ty`, its notes written into its description.
     fn schema(&mut self, ty: &Type) -> Result<Schema, EmitError> {
+        let mut notes = Notes::new();
+        let mut out = self.shape(ty, &mut notes)?;
+        describe(&mut out, None, &notes);
+        Ok(out)
+    }
+
+    /// The schema of `ty` with what the dialect could not write as keywords left in `notes`,
+    /// for whoever completes the object to describe.
+    fn shape(&mut self, ty: &Type, notes: &mut Notes) -> Result<Schema, EmitError> {
         let mut out = Schema::new();
         match ty {
             Type::String(s) => {
                 put(&mut out, "type", "string");
-                put_opt(&mut out, "minLength", s.min_length);
-                put_opt(&mut out, "maxLength", s.max_length);
-                put_opt(&mut out, "pattern", s.pattern.as_ref().map(|p| p.as_str()));
-                put_opt(&mut out, "format", s.format.as_deref());
+                self.keyword(&mut out, notes, "minLength", s.min_length);
+                self.keyword(&mut out, notes, "maxLength", s.max_length);
+                let pattern = s.pattern.as_ref().map(|p| p.as_str());
+                self.keyword(&mut out, notes, "pattern", pattern);
+                if let Some(format) = &s.format {
+                    let known = self
+                        .rules
+                        .formats
+                        .is_none_or(|formats| formats.contains(&format.as_str()));
+                    if known {
+                        put(&mut out, "format", format.as_str());
+                    } else {
+                        notes.push(note("format", &Value::String(format.clone())));
+                    }
+                }
             }
             Type::Integer(i) => {
                 put(&mut out, "type", "integer");
-                put_opt(&mut out, "minimum", i.minimum.map(integer_json));
-                put_opt(&mut out, "maximum", i.maximum.map(integer_json));
-                put_opt(
-                    &mut out,
-                    "exclusiveMinimum",
-                    i.exclusive_minimum.map(integer_json),
-                );
-                put_opt(
-                    &mut out,
-                    "exclusiveMaximum",
-                    i.exclusive_maximum.map(integer_json),
-                );
                 if i.multiple_of == Some(0) {
                     return Err(self.invalid("multipleOf", "`multipleOf` must be positive"));
                 }
-                put_opt(&mut out, "multipleOf", i.multiple_of);
+                let bounds = [
+                    ("minimum", i.minimum),
+                    ("maximum", i.maximum),
+                    ("exclusiveMinimum", i.exclusive_minimum),
+                    ("exclusiveMaximum", i.exclusive_maximum),
+                    ("multipleOf", i.multiple_of.map(i128::from)),
+                ];
+                for (keyword, bound) in bounds {
+                    self.keyword(&mut out, notes, keyword, bound.map(integer_json));
+                }
             }
             Type::Number(n) => {
                 put(&mut out, "type", "number");
@@ -326,12 +414,12 @@ impl<'g> Emitter<'g> {
                         if keyword == "multipleOf" && bound <= 0.0 {
                             return Err(self.invalid(keyword, "`multipleOf` must be positive"));
                         }
-                        out.insert(keyword.to_owned(), Value::Number(number));
+                        self.keyword(&mut out, notes, keyword, Some(Value::Number(number)));
                     }
                 }
             }
             Type::Boolean => put(&mut out, "type", "boolean"),
-            Type::Enum(e) => enum_schema(e, &mut out),
+            Type::Enum(e) => self.enum_schema(e, &mut out),
             Type::Struct(s) => {
                 let shape = StructShape {
                     title: true,
@@ -344,25 +432,21 @@ impl<'g> Emitter<'g> {
                 put(&mut out, "type", "array");
                 let items = self.descend(&["items"], |e| e.schema(&a.items))?;
                 out.insert("items".to_owned(), Value::Object(items));
-                put_opt(&mut out, "minItems", a.min_items);
-                put_opt(&mut out, "maxItems", a.max_items);
+                self.keyword(&mut out, notes, "minItems", a.min_items);
+                self.keyword(&mut out, notes, "maxItems", a.max_items);
             }
+            Type::Map(m) if self.rules.maps_as_entries => return self.map_entries(m),
             Type::Map(m) => {
                 put(&mut out, "type", "object");
                 let values = self.descend(&["additionalProperties"], |e| e.subschema(&m.values))?;
                 out.insert("additionalProperties".to_owned(), values);
                 if let MapKeys::Enum(keys) = &m.keys {
-                    let names = keys
-                        .variants
-                        .iter()
-                        .map(|v| Value::String(v.value.to_string()))
-                        .collect();
                     let mut key_schema = Schema::new();
-                    key_schema.insert("enum".to_owned(), Value::Array(names));
+                    key_schema.insert("enum".to_owned(), key_names(keys));
                     out.insert("propertyNames".to_owned(), Value::Object(key_schema));
                 }
             }
-            Type::Nilable(inner) => return self.nilable(inner),
+            Type::Nilable(inner) => return self.nilable(inner, notes),
             Type::Tagged(u) => return self.tagged(u),
             Type::Union(members) => {
                 if members.is_empty() {
@@ -375,10 +459,27 @@ impl<'g> Emitter<'g> {
                 }
                 out.insert("anyOf".to_owned(), Value::Array(any_of));
             }
-            Type::Ref(name) => return self.reference(name),
+            Type::Ref(name) => return self.reference(name, notes),
             Type::Any => {}
         }
         Ok(out)
+    }
+
+    /// Writes `keyword` when the dialect supports it, else notes it for the description.
+    fn keyword(
+        &self,
+        out: &mut Schema,
+        notes: &mut Notes,
+        keyword: &str,
+        value: Option<impl Into<Value>>,
+    ) {
+        let Some(value) = value else { return };
+        let value = value.into();
+        if self.rules.supports(keyword) {
+            out.insert(keyword.to_owned(), value);
+        } else {
+            notes.push(note(keyword, &value));
+        }
     }
 
     /// A schema in a position that also takes a boolean: `true` for [`Type::Any`].
@@ -389,37 +490,61 @@ impl<'g> Emitter<'g> {
         }
     }
 
-    fn reference(&mut self, name: &str) -> Result<Schema, EmitError> {
-        let resolves = self
-            .graph
-            .defs
-            .get(name)
-            .is_some_and(|ty| self.graph.resolve(ty).is_some());
-        if !resolves {
-            return Err(EmitError::DanglingRef(name.to_owned()));
+    /// A reference: `$ref` into `$defs`, or the definition written in place where the dialect
+    /// inlines it.
+    fn reference(&mut self, name: &str, notes: &mut Notes) -> Result<Schema, EmitError> {
+        let target = self.definition(name)?;
+        if self.rules.inline_refs && !self.is_recursive(name) {
+            // No path segment: the definition is written where the reference stood.
+            return self.descend(&[], |e| e.shape(target, notes));
         }
         self.reached.insert(name.to_owned());
         let mut out = Schema::new();
-        let target = format!(
-            "#/{}/{}",
-            self.rules.defs_keyword,
-            encode_fragment_segment(name)
-        );
+        let target = format!("#/{DEFS}/{}", encode_fragment_segment(name));
         out.insert("$ref".to_owned(), Value::String(target));
         Ok(out)
     }
 
-    fn nilable(&mut self, inner: &Type) -> Result<Schema, EmitError> {
-        let mut schema = self.schema(inner)?;
-        let null = Value::String("null".to_owned());
+    /// The type the definition `name` stands for, references followed, once the dialect's
+    /// rules allow referring to it.
+    fn definition(&mut self, name: &str) -> Result<&'g Type, EmitError> {
+        let graph = self.graph;
+        let target = graph
+            .defs
+            .get(name)
+            .and_then(|ty| graph.resolve(ty))
+            .ok_or_else(|| EmitError::DanglingRef(name.to_owned()))?;
+        if !self.rules.recursion && self.is_recursive(name) {
+            return Err(EmitError::Recursive {
+                path: self.path.clone(),
+                name: name.to_owned(),
+                dialect: self.dialect,
+            });
+        }
+        Ok(target)
+    }
+
+    /// Whether the definition `name` refers to itself, directly or through others.
+    fn is_recursive(&mut self, name: &str) -> bool {
+        let graph = self.graph;
+        self.recursive
+            .get_or_insert_with(|| recursive_definitions(graph))
+            .contains(name)
+    }
+
+    fn nilable(&mut self, inner: &Type, notes: &mut Notes) -> Result<Schema, EmitError> {
+        let mut schema = self.shape(inner, notes)?;
+        if self.rules.null == NullSpelling::NullableKeyword {
+            schema.insert("nullable".to_owned(), Value::Bool(true));
+            return Ok(schema);
+        }
         if schema.is_empty() {
             // The true schema already allows null.
             return Ok(schema);
         }
-        if self.rules.null_in_type_array && schema.contains_key("type") {
-            if let Some(ty) = schema.get_mut("type") {
-                add_null(ty, null.clone());
-            }
+        let null = Value::String("null".to_owned());
+        if let Some(ty) = schema.get_mut("type") {
+            add_null(ty, null);
             if let Some(Value::Array(values)) = schema.get_mut("enum")
                 && !values.contains(&Value::Null)
             {
@@ -435,6 +560,8 @@ impl<'g> Emitter<'g> {
             }
             return Ok(schema);
         }
+        // The inner object becomes a member: it is complete, so it takes its own notes.
+        describe(&mut schema, None, &std::mem::take(notes));
         let mut out = Schema::new();
         out.insert(
             "anyOf".to_owned(),
@@ -517,39 +644,88 @@ impl<'g> Emitter<'g> {
                 e.field_schema(field, fallback)
             })?;
             properties.insert(field.name.clone(), Value::Object(schema));
-            if field.required {
+            if field.required || self.rules.optional == Optional::RequiredNullable {
                 required.push(Value::String(field.name.clone()));
             }
         }
         out.insert("properties".to_owned(), Value::Object(properties));
         out.insert("required".to_owned(), Value::Array(required));
-        let additional = match &s.additional {
-            None => Value::Bool(false),
-            Some(extra) => self.descend(&["additionalProperties"], |e| e.subschema(extra))?,
-        };
-        out.insert("additionalProperties".to_owned(), additional);
+        self.close(&mut out, s.additional.as_deref())?;
         Ok(out)
     }
 
-    /// A field's schema: its type's, then its description (the field's own wins over the type's,
-    /// which wins over `fallback`), then its default.
+    /// Writes what an object says about keys beyond its properties, as the dialect has it;
+    /// `additional` is the type of the values a struct accepts there, if any.
+    fn close(&mut self, out: &mut Schema, additional: Option<&Type>) -> Result<(), EmitError> {
+        let value = match (self.rules.objects, additional) {
+            (Objects::Unstated, _) => return Ok(()),
+            (Objects::Closed, _) | (Objects::AsDeclared, None) => Value::Bool(false),
+            (Objects::AsDeclared, Some(extra)) => {
+                self.descend(&["additionalProperties"], |e| e.subschema(extra))?
+            }
+        };
+        out.insert("additionalProperties".to_owned(), value);
+        Ok(())
+    }
+
+    /// A field's schema: its type's (nullable where the dialect makes optional fields so), then
+    /// its description (the field's own wins over the type's, which wins over `fallback`) with
+    /// the notes of what the dialect left out, then its default.
     fn field_schema(
         &mut self,
         field: &Field,
         fallback: Option<String>,
     ) -> Result<Schema, EmitError> {
-        let mut schema = self.schema(&field.ty)?;
-        match (&field.description, fallback) {
-            (Some(description), _) => put(&mut schema, "description", description.as_str()),
-            (None, Some(fallback)) if !schema.contains_key("description") => {
-                schema.insert("description".to_owned(), Value::String(fallback));
+        let nullable = !field.required && self.rules.optional != Optional::Omitted;
+        let described =
+            field.description.is_some() || fallback.is_some() || field.default.is_some();
+        let mut notes = Notes::new();
+        let mut schema = match &field.ty {
+            // A `$ref` that would get siblings is written in place, one level deep.
+            Type::Ref(name) if described && !nullable && !self.rules.ref_siblings => {
+                let target = self.definition(name)?;
+                self.descend(&[], |e| e.shape(target, &mut notes))?
             }
-            _ => {}
-        }
-        if let Some(default) = &field.default {
-            schema.insert("default".to_owned(), default.clone());
-        }
+            ty if nullable => self.nilable(ty, &mut notes)?,
+            ty => self.shape(ty, &mut notes)?,
+        };
+        let head = field
+            .description
+            .clone()
+            .or_else(|| fallback.filter(|_| !schema.contains_key("description")));
+        // Written after the description, which must first hear whether the default was left out.
+        let mut default = Schema::new();
+        self.keyword(&mut default, &mut notes, "default", field.default.clone());
+        describe(&mut schema, head, &notes);
+        schema.extend(default);
         Ok(schema)
+    }
+
+    /// A map as an array of `{"key": .., "value": ..}` objects, for dialects without maps.
+    fn map_entries(&mut self, m: &MapType) -> Result<Schema, EmitError> {
+        let entry = self.descend(&["items"], |e| {
+            let mut key = Schema::new();
+            put(&mut key, "type", "string");
+            if let MapKeys::Enum(keys) = &m.keys {
+                key.insert("enum".to_owned(), key_names(keys));
+            }
+            let value = e.descend(&["properties", "value"], |e| e.schema(&m.values))?;
+            let mut entry = Schema::new();
+            put(&mut entry, "type", "object");
+            let properties = Map::from_iter([
+                ("key".to_owned(), Value::Object(key)),
+                ("value".to_owned(), Value::Object(value)),
+            ]);
+            entry.insert("properties".to_owned(), Value::Object(properties));
+            let required = vec![Value::from("key"), Value::from("value")];
+            entry.insert("required".to_owned(), Value::Array(required));
+            e.close(&mut entry, None)?;
+            Ok(entry)
+        })?;
+        let mut out = Schema::new();
+        put(&mut out, "type", "array");
+        out.insert("items".to_owned(), Value::Object(entry));
+        Ok(out)
     }
 
     fn tag_schema(&self, tag: &str) -> Schema {
@@ -565,9 +741,27 @@ impl<'g> Emitter<'g> {
         }
         out
     }
+
+    fn enum_schema(&self, e: &EnumType, out: &mut Schema) {
+        let (values, ty) = if self.rules.enums_as_strings {
+            let values = e
+                .variants
+                .iter()
+                .map(|v| Value::String(v.value.to_string()))
+                .collect();
+            (values, Value::from("string"))
+        } else {
+            let values = e.variants.iter().map(|v| v.value.to_json()).collect();
+            (values, enum_json_type(e))
+        };
+        out.insert("type".to_owned(), ty);
+        out.insert("enum".to_owned(), Value::Array(values));
+        put_opt(out, "description", e.description.as_deref());
+    }
 }
 
-fn enum_schema(e: &EnumType, out: &mut Schema) {
+/// The JSON `type` of an enum's values.
+fn enum_json_type(e: &EnumType) -> Value {
     let strings = e
         .variants
         .iter()
@@ -576,18 +770,80 @@ fn enum_schema(e: &EnumType, out: &mut Schema) {
         .variants
         .iter()
         .any(|v| matches!(v.value, EnumValue::Integer(_)));
-    let ty = match (strings, integers) {
-        (true, true) => Value::Array(vec![
-            Value::String("string".to_owned()),
-            Value::String("integer".to_owned()),
-        ]),
-        (false, true) => Value::String("integer".to_owned()),
-        _ => Value::String("string".to_owned()),
+    match (strings, integers) {
+        (true, true) => Value::Array(vec![Value::from("string"), Value::from("integer")]),
+        (false, true) => Value::from("integer"),
+        _ => Value::from("string"),
+    }
+}
+
+/// The keys a map with enum keys allows, as the strings they are in JSON.
+fn key_names(keys: &EnumType) -> Value {
+    keys.variants
+        .iter()
+        .map(|v| Value::String(v.value.to_string()))
+        .collect()
+}
+
+/// Completes an object's description: `head` (else the description it has), then the `notes`
+/// of what the dialect left out, in parentheses.
+fn describe(out: &mut Schema, head: Option<String>, notes: &[String]) {
+    let head = head.or_else(|| {
+        out.get("description")
+            .filter(|_| !notes.is_empty())
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    });
+    let text = match (head, notes.is_empty()) {
+        (None, true) => return,
+        (Some(head), true) => head,
+        (Some(head), false) => format!("{head} ({})", notes.join(", ")),
+        (None, false) => notes.join(", "),
     };
-    out.insert("type".to_owned(), ty);
-    let values = e.variants.iter().map(|v| v.value.to_json()).collect();
-    out.insert("enum".to_owned(), Value::Array(values));
-    put_opt(out, "description", e.description.as_deref());
+    out.insert("description".to_owned(), Value::String(text));
+}
+
+/// A keyword left out, as its description says it: `minimum: 1`, `default: "metric"`.
+fn note(keyword: &str, value: &Value) -> String {
+    format!("{keyword}: {value}")
+}
+
+/// What a root schema that is not an object is written as, for [`EmitError::RootNotObject`].
+fn written_as(root: &Schema) -> String {
+    match root.get("type") {
+        Some(Value::String(ty)) => ty.clone(),
+        Some(types) => types.to_string(),
+        None if root.contains_key("anyOf") => "anyOf".to_owned(),
+        None if root.contains_key("$ref") => "a reference".to_owned(),
+        None => "an untyped schema".to_owned(),
+    }
+}
+
+/// The definitions of `graph` that refer to themselves, directly or through other definitions.
+fn recursive_definitions(graph: &TypeGraph) -> HashSet<String> {
+    let mut recursive = HashSet::new();
+    for (name, ty) in &graph.defs {
+        // Every definition reachable from `name`'s own type, each visited once.
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut pending = vec![ty];
+        while let Some(ty) = pending.pop() {
+            let mut targets = Vec::new();
+            visit_refs(ty, &mut |target| targets.push(target.to_owned()));
+            for target in targets {
+                if target == *name {
+                    recursive.insert(name.clone());
+                    pending.clear();
+                    break;
+                }
+                if let Some(next) = graph.defs.get(&target)
+                    && seen.insert(target)
+                {
+                    pending.push(next);
+                }
+            }
+        }
+    }
+    recursive
 }
 
 /// Adds `"null"` to a `type` keyword's value, once.
@@ -619,6 +875,12 @@ fn put(out: &mut Schema, keyword: &str, value: impl Into<Value>) {
     out.insert(keyword.to_owned(), value.into());
 }
 
+fn put_opt(out: &mut Schema, keyword: &str, value: Option<impl Into<Value>>) {
+    if let Some(value) = value {
+        put(out, keyword, value);
+    }
+}
+
 /// An integer bound as JSON: exact within the 64-bit range (signed or unsigned), the nearest
 /// number beyond it.
 fn integer_json(bound: i128) -> Value {
@@ -628,12 +890,6 @@ fn integer_json(bound: i128) -> Value {
         Value::from(u)
     } else {
         Value::from(bound as f64)
-    }
-}
-
-fn put_opt(out: &mut Schema, keyword: &str, value: Option<impl Into<Value>>) {
-    if let Some(value) = value {
-        put(out, keyword, value);
     }
 }
 

@@ -4,6 +4,10 @@
 //! canonical value ([`coerce`], [`coerce_arguments`]) with every repair recorded and every error
 //! reported.
 //!
+//! Each receiver ([`Dialect`]: OpenAI, Anthropic, Gemini, MCP) gets its own spelling of the one
+//! type, and [`lint`] finds what a receiver would refuse (names, sizes, nesting) before a request
+//! is sent; coercion reads every dialect's spellings back into the one canonical value.
+//!
 //! This crate must never know about tools, registries, LLMs, processes or I/O: a `Type` does not
 //! know which dialect or tool it serves.
 //!
@@ -26,8 +30,10 @@ mod args;
 mod coerce;
 mod describe;
 mod diagnostics;
+mod dialect;
 mod emit;
 mod import;
+mod lint;
 mod policy;
 mod ty;
 
@@ -40,8 +46,10 @@ pub use describe::{Describe, define, define_for};
 pub use diagnostics::{
     CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, pointer_push,
 };
-pub use emit::{Dialect, EmitError, emit, parameters_schema};
+pub use dialect::{Dialect, ReceiverLimits, UnknownDialect};
+pub use emit::{EmitError, emit, parameters_schema};
 pub use import::{ImportError, ImportErrors, import};
+pub use lint::{Actual, Finding, FindingCode, Limit, LintTool, lint};
 pub use policy::{Limits, Mode, Policy, UnknownKeys};
 pub use ty::{
     ArrayType, DefinitionMap, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType,

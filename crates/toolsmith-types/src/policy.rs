@@ -1,17 +1,31 @@
-//! [`Policy`]: how lenient coercion is, and the limits it enforces.
+//! [`Policy`]: how lenient coercion is, the limits it enforces, and the dialect the arguments
+//! were asked for in.
+
+use crate::dialect::Dialect;
 
 /// How coercion treats what a model sends.
 ///
 /// The default is lenient: lossless repairs are made and recorded, unknown keys are rejected,
-/// and the [`Limits`] defaults apply.
+/// the [`Limits`] defaults apply, and the arguments are taken to answer canonical JSON Schema.
 ///
 /// ```
-/// use toolsmith_types::{Mode, Policy, UnknownKeys};
+/// use serde_json::json;
+/// use toolsmith_types::{coerce, Dialect, Field, Mode, Policy, StructType, Type, TypeGraph, UnknownKeys};
 ///
 /// let strict = Policy::strict();
 /// assert_eq!(strict.mode, Mode::Strict);
 /// let relaxed = Policy { unknown_keys: UnknownKeys::Ignore, ..Policy::default() };
 /// assert_eq!(relaxed.mode, Mode::Lenient);
+///
+/// // OpenAI strict mode makes every field required: `null` is how a model omits one.
+/// let graph = TypeGraph::new(Type::Struct(
+///     StructType::anonymous().field(Field::new("limit", Type::integer()).optional()),
+/// ));
+/// let openai = Policy::strict().with_dialect(Dialect::OpenAi { strict: true });
+/// let out = coerce(&graph, &json!({"limit": null}), &openai)?;
+/// assert_eq!(out.value, json!({}));
+/// assert!(out.repairs.is_empty());
+/// # Ok::<(), toolsmith_types::CoerceErrors>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Policy {
@@ -21,6 +35,13 @@ pub struct Policy {
     pub unknown_keys: UnknownKeys,
     /// Bounds on the size and nesting of the input.
     pub limits: Limits,
+    /// The dialect the tool's schema was given to the model in. What that dialect's wire shape
+    /// spells differently (`null` for an omitted optional field where the schema offered `null`
+    /// for it, an integer enum value as its decimal text for Gemini) is read as the canonical
+    /// value without a repair, so a strict policy accepts it. Under another dialect the same
+    /// input is still accepted leniently, as a repair. (Maps sent as `{key, value}` entries are
+    /// accepted under every dialect.)
+    pub dialect: Dialect,
 }
 
 impl Policy {
@@ -35,6 +56,11 @@ impl Policy {
             mode: Mode::Strict,
             ..Policy::default()
         }
+    }
+
+    /// This policy, for arguments answering a schema written in `dialect`.
+    pub fn with_dialect(self, dialect: Dialect) -> Self {
+        Policy { dialect, ..self }
     }
 }
 

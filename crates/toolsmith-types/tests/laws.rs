@@ -1,5 +1,6 @@
 //! The laws that tie the type model, emission, import and coercion together, checked over
-//! arbitrary types and values generated to fit them (`support`).
+//! arbitrary types and values generated to fit them (`support`); and, for every dialect, the
+//! laws of its schemas, its lint and its wire shape.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -7,11 +8,15 @@ mod support;
 use proptest::prelude::*;
 use serde_json::Value;
 use toolsmith_types::{
-    Arguments, Dialect, Field, Policy, StructType, Type, TypeGraph, coerce, coerce_arguments,
-    deserialize_arguments, emit, import,
+    Arguments, Dialect, EmitError, Field, FindingCode, LintTool, Policy, StructType, Type,
+    TypeGraph, coerce, coerce_arguments, deserialize_arguments, emit, import, lint,
+    parameters_schema,
 };
 
-use support::{arb_graph, arb_graph_and_input, arb_graph_and_value, arb_json, normalize};
+use support::{
+    NODE, arb_acyclic_graph, arb_graph, arb_graph_and_input, arb_graph_and_value, arb_json,
+    arb_value, as_parameters, normalize, reaches, rule_violations, to_wire, wire,
+};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -131,5 +136,125 @@ proptest! {
     #[test]
     fn deserializing_messy_arguments_agrees_with_coercion((graph, input) in arb_graph_and_input()) {
         fast_path_agrees_with_coercion(&graph, &input)?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Every dialect: each case checks all seven, so fewer cases cover as much.
+
+fn dialect_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 64,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Whether the dialect refuses recursive types.
+fn refuses_recursion(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::Gemini | Dialect::Anthropic { strict: true }
+    )
+}
+
+/// A graph as tool parameters, with one canonical value of them.
+fn arb_parameters_and_value(
+    graphs: impl Strategy<Value = TypeGraph>,
+) -> impl Strategy<Value = (TypeGraph, Value)> {
+    graphs.prop_flat_map(|graph| {
+        let parameters = as_parameters(&graph);
+        let value = arb_value(&parameters, &parameters.root, 2);
+        (Just(parameters), value)
+    })
+}
+
+/// The parameters of `graph` in `dialect`: written, or refused for recursion exactly where the
+/// dialect has none and the type refers to itself.
+fn written(graph: &TypeGraph, dialect: Dialect) -> Result<Option<Value>, TestCaseError> {
+    let recursive = reaches(graph, &graph.root, NODE);
+    match parameters_schema(graph, dialect) {
+        Ok(schema) => {
+            prop_assert!(
+                !(recursive && refuses_recursion(dialect)),
+                "{dialect} wrote a recursive type"
+            );
+            Ok(Some(schema))
+        }
+        Err(EmitError::Recursive { name, .. }) if recursive && refuses_recursion(dialect) => {
+            prop_assert_eq!(name, NODE);
+            Ok(None)
+        }
+        Err(error) => Err(TestCaseError::fail(format!("{dialect}: {error}"))),
+    }
+}
+
+proptest! {
+    #![proptest_config(dialect_config())]
+
+    /// Every dialect writes a valid JSON Schema 2020-12 document (Gemini: its OpenAPI subset)
+    /// that keeps every rule of its row in the table, or refuses a recursive type where the
+    /// dialect has no recursion.
+    #[test]
+    fn every_dialect_writes_valid_parameters_that_keep_its_rules(graph in arb_graph()) {
+        let graph = as_parameters(&graph);
+        for dialect in Dialect::ALL {
+            let Some(schema) = written(&graph, dialect)? else { continue };
+            if dialect != Dialect::Gemini {
+                let verdict = jsonschema::draft202012::meta::validate(&schema).map_err(|e| e.to_string());
+                prop_assert!(verdict.is_ok(), "{}: {:?}\n{:#}", dialect, verdict, schema);
+            }
+            let broken = rule_violations(dialect, &schema);
+            prop_assert!(broken.is_empty(), "{}: {:?}\n{:#}", dialect, broken, schema);
+        }
+    }
+
+    /// A type within every receiver's limits lints clean wherever the dialect can write it,
+    /// and is found inexpressible where it cannot.
+    #[test]
+    fn a_small_type_lints_clean_in_every_dialect_that_can_write_it(graph in arb_graph()) {
+        let graph = as_parameters(&graph);
+        let tools = [LintTool { name: "tool", parameters: &graph }];
+        for dialect in Dialect::ALL {
+            let codes: Vec<FindingCode> = lint(&tools, dialect).iter().map(|f| f.code).collect();
+            let expected = match written(&graph, dialect)? {
+                Some(_) => vec![],
+                None => vec![FindingCode::Inexpressible],
+            };
+            prop_assert_eq!(codes, expected, "{}", dialect);
+        }
+    }
+
+    /// A canonical value put into a dialect's wire shape (maps as key/value entries, omitted
+    /// optionals as `null`, integer enums as text for Gemini) coerces back to itself under a
+    /// strict policy told the dialect, with no repair. (Where the wire cannot tell, it stands
+    /// for less: `null` for an omitted field that takes `null` reads as `null`, and a closed
+    /// object carries no additional keys.)
+    #[test]
+    fn a_canonical_value_in_each_wire_shape_coerces_back_to_itself(
+        (graph, value) in arb_parameters_and_value(arb_acyclic_graph())
+    ) {
+        for dialect in Dialect::ALL {
+            let (sent, meant) = to_wire(&graph, &graph.root, &value, wire(dialect));
+            let policy = Policy::strict().with_dialect(dialect);
+            let out = coerce(&graph, &sent, &policy)
+                .map_err(|e| TestCaseError::fail(format!("{dialect}: {e}\nsent: {sent}")))?;
+            prop_assert_eq!(&out.value, &meant, "{}: sent {}", dialect, sent);
+            prop_assert!(out.repairs.is_empty(), "{}: {:?}", dialect, out.repairs);
+        }
+    }
+
+    /// What a model sends in a dialect's wire shape is what the dialect's schema allows
+    /// (every dialect written as JSON Schema).
+    #[test]
+    fn each_wire_shape_validates_against_its_dialects_schema(
+        (graph, value) in arb_parameters_and_value(arb_acyclic_graph())
+    ) {
+        for dialect in Dialect::ALL.into_iter().filter(|d| *d != Dialect::Gemini) {
+            let schema = parameters_schema(&graph, dialect)
+                .map_err(|e| TestCaseError::fail(format!("{dialect}: {e}")))?;
+            let (sent, _) = to_wire(&graph, &graph.root, &value, wire(dialect));
+            let validator = jsonschema::draft202012::new(&schema).unwrap();
+            prop_assert!(validator.is_valid(&sent), "{}: {}\n{:#}", dialect, sent, schema);
+        }
     }
 }

@@ -233,7 +233,8 @@ impl<'g> Coercer<'g> {
     }
 
     /// One declared field's value; `null` for an optional field that cannot be `null` means
-    /// "omitted".
+    /// "omitted": the wire shape of a dialect that offers `null` for every optional field, a
+    /// repair under any other.
     fn field<'v>(
         &mut self,
         field: &'g Field,
@@ -242,6 +243,10 @@ impl<'g> Coercer<'g> {
         path: &Path<'_>,
     ) -> bool {
         if value.is_null() && !field.required && !self.accepts_null(&field.ty, 4) {
+            if self.policy.dialect.rules().null_means_omitted() {
+                *slot = Slot::Omitted;
+                return true;
+            }
             let to = field.default.clone().unwrap_or(Value::Null);
             let expected = self.expected(&field.ty);
             let omitted = self.repair(path, RepairCode::NullAsOmitted, &expected, value, &to);

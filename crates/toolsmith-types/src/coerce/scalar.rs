@@ -161,6 +161,13 @@ fn find_integer(et: &EnumType, n: Int) -> Option<&EnumVariant> {
         .find(|v| matches!(v.value, EnumValue::Integer(i) if Int::from(i) == n))
 }
 
+/// The integer variant whose decimal spelling is exactly `text`.
+fn spelled_integer<'e>(et: &'e EnumType, text: &str) -> Option<&'e EnumVariant> {
+    et.variants
+        .iter()
+        .find(|v| matches!(v.value, EnumValue::Integer(i) if i.to_string() == text))
+}
+
 /// `text` without surrounding whitespace and pairs of surrounding quotes or backticks.
 fn trim_quotes(text: &str) -> &str {
     let mut text = text.trim();
@@ -441,7 +448,14 @@ impl<'g> Coercer<'g> {
         path: &Path<'_>,
     ) -> Option<Out> {
         let found = match input {
-            Value::String(text) => match_enum_text(et, text),
+            Value::String(text) => match match_enum_text(et, text) {
+                found @ EnumMatch::Exact(_) => found,
+                // Gemini's wire shape: integer values spelled as their decimal text.
+                found if self.policy.dialect.rules().enums_as_strings => {
+                    spelled_integer(et, text).map_or(found, EnumMatch::Exact)
+                }
+                found => found,
+            },
             Value::Number(number) => {
                 match int_of_number(number).ok().and_then(|n| find_integer(et, n)) {
                     Some(variant) => EnumMatch::Exact(variant),

@@ -1,13 +1,18 @@
 //! Generators for the property laws: arbitrary type graphs, canonical values that fit them,
-//! messy variants of those values, arbitrary JSON; and what "equivalent type" means once a type
-//! has gone through JSON Schema and back.
+//! messy variants of those values, arbitrary JSON; what "equivalent type" means once a type
+//! has gone through JSON Schema and back; each dialect's rules as checks on an emitted schema,
+//! and its wire shape of a value; and golden files.
 #![allow(dead_code)]
 
+use std::collections::HashSet;
+use std::path::Path;
+
 use proptest::prelude::*;
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use toolsmith_types::{
-    ArrayType, Definitions, EnumType, Field, IntegerType, MapKeys, MapType, NumberType, Pattern,
-    StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type, TypeGraph,
+    ArrayType, Definitions, Dialect, EnumType, Field, IntegerType, MapKeys, MapType, NumberType,
+    Pattern, Policy, StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type, TypeGraph,
+    coerce,
 };
 
 /// The recursive definition every generated graph carries.
@@ -568,6 +573,46 @@ pub fn arb_json() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Arbitrary type graphs with no recursive type: [`NODE`] is defined without referring to
+/// itself, for dialects that refuse recursion.
+pub fn arb_acyclic_graph() -> impl Strategy<Value = TypeGraph> {
+    arb_graph().prop_map(|mut graph| {
+        let leaf = StructType::new(NODE).field(Field::new("label", Type::string()));
+        graph.defs.insert(NODE.to_owned(), Type::Struct(leaf));
+        graph
+    })
+}
+
+/// `graph` as the one field `x` of a parameters object.
+pub fn as_parameters(graph: &TypeGraph) -> TypeGraph {
+    let root = Type::Struct(StructType::anonymous().field(Field::new("x", graph.root.clone())));
+    TypeGraph {
+        root,
+        defs: graph.defs.clone(),
+    }
+}
+
+/// Whether `ty` reaches the definition `name`, directly or through other definitions.
+pub fn reaches(graph: &TypeGraph, ty: &Type, name: &str) -> bool {
+    let mut seen = HashSet::new();
+    let mut pending = vec![ty];
+    while let Some(ty) = pending.pop() {
+        let mut refs = Vec::new();
+        collect_refs(ty, &mut refs);
+        for target in refs {
+            if target == name {
+                return true;
+            }
+            if let Some(def) = graph.defs.get(&target)
+                && seen.insert(target)
+            {
+                pending.push(def);
+            }
+        }
+    }
+    false
+}
+
 /// A graph with one canonical value of its root.
 pub fn arb_graph_and_value() -> impl Strategy<Value = (TypeGraph, Value)> {
     arb_graph().prop_flat_map(|graph| {
@@ -783,5 +828,504 @@ fn collect_refs(ty: &Type, out: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Golden files
+
+/// Compares `actual` with the golden file `tests/golden/<name>`; with `UPDATE_GOLDEN=1` in the
+/// environment, writes `actual` there instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some_and(|v| v == "1") {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e} (run with UPDATE_GOLDEN=1 to write it)",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{} differs (run with UPDATE_GOLDEN=1 to rewrite it)\n--- expected\n{expected}\n--- actual\n{actual}",
+        path.display()
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dialect rules, as checks on an emitted schema (`dialects.md`)
+
+/// A check of one rule: the JSON Pointers where `schema` breaks it (empty when it holds).
+pub type RuleCheck = fn(&Value) -> Vec<String>;
+
+/// Calls `visit` with every schema object in `schema` (the root, properties, items, `anyOf`
+/// members, schema-valued `additionalProperties`, `propertyNames`, `$defs`) and its pointer.
+pub fn each_schema(schema: &Value, visit: &mut impl FnMut(&str, &Map<String, Value>)) {
+    fn walk(schema: &Value, pointer: &str, visit: &mut impl FnMut(&str, &Map<String, Value>)) {
+        let Value::Object(object) = schema else {
+            return;
+        };
+        visit(pointer, object);
+        for keyword in ["items", "additionalProperties", "propertyNames"] {
+            if let Some(child) = object.get(keyword) {
+                walk(child, &format!("{pointer}/{keyword}"), visit);
+            }
+        }
+        for keyword in ["properties", "$defs"] {
+            if let Some(Value::Object(children)) = object.get(keyword) {
+                for (name, child) in children {
+                    walk(child, &format!("{pointer}/{keyword}/{name}"), visit);
+                }
+            }
+        }
+        if let Some(Value::Array(members)) = object.get("anyOf") {
+            for (i, member) in members.iter().enumerate() {
+                walk(member, &format!("{pointer}/anyOf/{i}"), visit);
+            }
+        }
+    }
+    walk(schema, "", visit);
+}
+
+/// The pointers of the schema objects for which `breaks` holds.
+fn breaking(schema: &Value, breaks: impl Fn(&Map<String, Value>) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    each_schema(schema, &mut |pointer, object| {
+        if breaks(object) {
+            out.push(pointer.to_owned());
+        }
+    });
+    out
+}
+
+/// The pointers of schema objects holding any of `keywords`.
+fn holding(schema: &Value, keywords: &[&str]) -> Vec<String> {
+    breaking(schema, |object| {
+        keywords.iter().any(|k| object.contains_key(*k))
+    })
+}
+
+fn is_object_schema(object: &Map<String, Value>) -> bool {
+    match object.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        _ => false,
+    }
+}
+
+/// The root is `type: object`, not `anyOf`.
+pub fn root_is_object(schema: &Value) -> Vec<String> {
+    let ok = schema["type"] == json!("object") && schema.get("anyOf").is_none();
+    if ok { vec![] } else { vec![String::new()] }
+}
+
+/// Every object lists every property in `required`, in property order.
+pub fn every_property_required(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        let Some(Value::Object(properties)) = object.get("properties") else {
+            return false;
+        };
+        let names: Vec<Value> = properties.keys().map(|k| json!(k)).collect();
+        object.get("required") != Some(&Value::Array(names))
+    })
+}
+
+/// Every object says `additionalProperties: false`.
+pub fn objects_closed(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        is_object_schema(object) && object.get("additionalProperties") != Some(&json!(false))
+    })
+}
+
+/// No `additionalProperties` keyword anywhere.
+pub fn no_additional_properties(schema: &Value) -> Vec<String> {
+    holding(schema, &["additionalProperties"])
+}
+
+/// No object stands for a map (`additionalProperties` holding a schema).
+pub fn no_map_objects(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        object
+            .get("additionalProperties")
+            .is_some_and(|extra| !extra.is_boolean())
+    })
+}
+
+/// Every `_type` property is a string with a one-value `enum`.
+pub fn tags_are_one_value_enums(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        object
+            .get("properties")
+            .and_then(|p| p.get(TYPE_TAG))
+            .is_some_and(|tag| {
+                tag["type"] != json!("string")
+                    || tag["enum"].as_array().is_none_or(|v| v.len() != 1)
+            })
+    })
+}
+
+/// Every `_type` property is a string `const`.
+pub fn tags_are_const(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        object
+            .get("properties")
+            .and_then(|p| p.get(TYPE_TAG))
+            .is_some_and(|tag| tag["type"] != json!("string") || !tag["const"].is_string())
+    })
+}
+
+/// No `$ref` has sibling keywords.
+pub fn no_ref_siblings(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        object.contains_key("$ref") && object.len() > 1
+    })
+}
+
+/// None of OpenAI strict mode's unsupported keywords.
+pub fn no_openai_strict_unsupported_keywords(schema: &Value) -> Vec<String> {
+    holding(schema, &["allOf", "not", "if", "then", "else", "default"])
+}
+
+/// No numeric or length bounds (strict Anthropic tools).
+pub fn no_bounds(schema: &Value) -> Vec<String> {
+    holding(
+        schema,
+        &[
+            "minimum",
+            "maximum",
+            "exclusiveMinimum",
+            "exclusiveMaximum",
+            "multipleOf",
+            "minLength",
+            "maxLength",
+            "minItems",
+            "maxItems",
+        ],
+    )
+}
+
+/// No `$ref`, `$defs` or `$schema`.
+pub fn no_refs(schema: &Value) -> Vec<String> {
+    holding(schema, &["$ref", "$defs", "$schema"])
+}
+
+/// No `const`.
+pub fn no_const(schema: &Value) -> Vec<String> {
+    holding(schema, &["const"])
+}
+
+/// No `type` naming several types.
+pub fn no_type_arrays(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        object.get("type").is_some_and(Value::is_array)
+    })
+}
+
+/// Every enum is `type: string` with string values only.
+pub fn string_enums_only(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        object.get("enum").is_some_and(|values| {
+            object.get("type") != Some(&json!("string"))
+                || values
+                    .as_array()
+                    .is_none_or(|v| !v.iter().all(Value::is_string))
+        })
+    })
+}
+
+/// No `format` but `date-time` and `enum`, and none of the keywords Gemini's schema object
+/// lacks.
+pub fn only_gemini_keywords(schema: &Value) -> Vec<String> {
+    let mut out = holding(
+        schema,
+        &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+    );
+    out.extend(breaking(schema, |object| {
+        object
+            .get("format")
+            .is_some_and(|f| f != "date-time" && f != "enum")
+    }));
+    out
+}
+
+/// Every property left out of `required` is `nullable: true`.
+pub fn optional_properties_nullable(schema: &Value) -> Vec<String> {
+    breaking(schema, |object| {
+        let Some(Value::Object(properties)) = object.get("properties") else {
+            return false;
+        };
+        let required = object["required"].as_array().cloned().unwrap_or_default();
+        properties
+            .iter()
+            .any(|(name, p)| !required.contains(&json!(name)) && p["nullable"] != json!(true))
+    })
+}
+
+/// Every definition under `$defs` refers to itself (MCP inlines the others).
+pub fn only_recursive_definitions(schema: &Value) -> Vec<String> {
+    let Some(Value::Object(defs)) = schema.get("$defs") else {
+        return vec![];
+    };
+    let refs_in = |def: &Value| {
+        let mut targets = Vec::new();
+        each_schema(def, &mut |_, object| {
+            if let Some(Value::String(target)) = object.get("$ref") {
+                targets.push(target.trim_start_matches("#/$defs/").to_owned());
+            }
+        });
+        targets
+    };
+    let mut out = Vec::new();
+    for (name, def) in defs {
+        let mut seen = HashSet::new();
+        let mut pending = refs_in(def);
+        let mut recursive = false;
+        while let Some(target) = pending.pop() {
+            if target == *name {
+                recursive = true;
+                break;
+            }
+            if seen.insert(target.clone())
+                && let Some(next) = defs.get(&target)
+            {
+                pending.extend(refs_in(next));
+            }
+        }
+        if !recursive {
+            out.push(format!("/$defs/{name}"));
+        }
+    }
+    out
+}
+
+/// The rules of `dialect`'s row in `dialects.md` that a parameters schema can be checked for
+/// (JSON Schema validity is checked separately).
+pub fn rule_checks(dialect: Dialect) -> Vec<(&'static str, RuleCheck)> {
+    let mut checks: Vec<(&'static str, RuleCheck)> = Vec::new();
+    if dialect != Dialect::JsonSchema {
+        checks.push(("root is an object", root_is_object));
+    }
+    match dialect {
+        Dialect::OpenAi { strict } => {
+            checks.push(("no $ref siblings", no_ref_siblings));
+            if strict {
+                checks.push(("every property required", every_property_required));
+                checks.push(("objects closed", objects_closed));
+                checks.push(("maps as entries", no_map_objects));
+                checks.push(("_type as one-value enum", tags_are_one_value_enums));
+                checks.push((
+                    "no unsupported keywords",
+                    no_openai_strict_unsupported_keywords,
+                ));
+            } else {
+                checks.push(("_type as const", tags_are_const));
+            }
+        }
+        Dialect::Anthropic { strict } => {
+            checks.push(("_type as const", tags_are_const));
+            if strict {
+                checks.push(("objects closed", objects_closed));
+                checks.push(("maps as entries", no_map_objects));
+                checks.push(("no bounds", no_bounds));
+            }
+        }
+        Dialect::Gemini => {
+            checks.push(("no $ref", no_refs));
+            checks.push(("no const", no_const));
+            checks.push(("no additionalProperties", no_additional_properties));
+            checks.push(("no type arrays", no_type_arrays));
+            checks.push(("string enums only", string_enums_only));
+            checks.push(("only Gemini keywords", only_gemini_keywords));
+            checks.push(("optional is nullable", optional_properties_nullable));
+            checks.push(("_type as one-value enum", tags_are_one_value_enums));
+        }
+        Dialect::Mcp => {
+            checks.push(("_type as const", tags_are_const));
+            checks.push(("only recursive $defs", only_recursive_definitions));
+        }
+        _ => checks.push(("_type as const", tags_are_const)),
+    }
+    checks
+}
+
+/// Every rule of `dialect` that `schema` breaks, with where.
+pub fn rule_violations(dialect: Dialect, schema: &Value) -> Vec<String> {
+    rule_checks(dialect)
+        .into_iter()
+        .flat_map(|(rule, check)| {
+            check(schema)
+                .into_iter()
+                .map(move |at| format!("{rule} at {at:?}"))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Wire shapes (`dialects.md`): a canonical value as a model answering a dialect sends it
+
+/// How a dialect's wire shape differs from the canonical value.
+#[derive(Debug, Clone, Copy)]
+pub struct Wire {
+    /// Maps travel as `[{"key": .., "value": ..}]`.
+    pub maps_as_entries: bool,
+    /// An omitted optional field travels as `null` (the schema offered `null` for it).
+    pub null_for_omitted: bool,
+    /// Integer enum values travel as their decimal text.
+    pub enums_as_strings: bool,
+    /// Objects are closed: a struct's additional keys cannot be sent.
+    pub closed_objects: bool,
+}
+
+/// The wire shape of `dialect`, from the table.
+pub fn wire(dialect: Dialect) -> Wire {
+    let canonical = Wire {
+        maps_as_entries: false,
+        null_for_omitted: false,
+        enums_as_strings: false,
+        closed_objects: false,
+    };
+    match dialect {
+        Dialect::OpenAi { strict: true } => Wire {
+            maps_as_entries: true,
+            null_for_omitted: true,
+            closed_objects: true,
+            ..canonical
+        },
+        Dialect::Anthropic { strict: true } => Wire {
+            maps_as_entries: true,
+            closed_objects: true,
+            ..canonical
+        },
+        Dialect::Gemini => Wire {
+            maps_as_entries: true,
+            null_for_omitted: true,
+            enums_as_strings: true,
+            ..canonical
+        },
+        _ => canonical,
+    }
+}
+
+/// `value`, canonical for `ty`, in the wire shape: what a model sends, and the canonical value
+/// that stands for (the same, but where the wire cannot tell: `null` for an omitted optional
+/// field that allows `null` reads as `null`; additional keys a closed object cannot carry are
+/// gone).
+pub fn to_wire(graph: &TypeGraph, ty: &Type, value: &Value, wire: Wire) -> (Value, Value) {
+    match (ty, value) {
+        (Type::Ref(name), _) => to_wire(graph, &graph.defs[name], value, wire),
+        (Type::Nilable(inner), value) if !value.is_null() => to_wire(graph, inner, value, wire),
+        (Type::Enum(_), Value::Number(n)) if wire.enums_as_strings => {
+            (Value::String(n.to_string()), value.clone())
+        }
+        (Type::Array(a), Value::Array(items)) => {
+            let (sent, meant) = items
+                .iter()
+                .map(|item| to_wire(graph, &a.items, item, wire))
+                .unzip();
+            (Value::Array(sent), Value::Array(meant))
+        }
+        (Type::Map(m), Value::Object(entries)) => {
+            let mut sent = Vec::new();
+            let mut meant = Map::new();
+            for (key, item) in entries {
+                let (s, m) = to_wire(graph, &m.values, item, wire);
+                sent.push((key.clone(), s));
+                meant.insert(key.clone(), m);
+            }
+            let sent = if wire.maps_as_entries {
+                Value::Array(
+                    sent.into_iter()
+                        .map(|(key, value)| json!({"key": key, "value": value}))
+                        .collect(),
+                )
+            } else {
+                Value::Object(sent.into_iter().collect())
+            };
+            (sent, Value::Object(meant))
+        }
+        (Type::Struct(s), Value::Object(fields)) => struct_to_wire(graph, s, fields, wire),
+        (Type::Tagged(u), Value::Object(fields)) => {
+            let tag = fields.get(TYPE_TAG).and_then(Value::as_str);
+            let variant = u
+                .variants
+                .iter()
+                .find(|v| Some(v.tag.as_str()) == tag)
+                .unwrap();
+            let Some(Type::Struct(s)) = graph.resolve(&variant.ty) else {
+                panic!("variant {} is not a struct", variant.tag);
+            };
+            struct_to_wire(graph, s, fields, wire)
+        }
+        (Type::Union(members), _) => {
+            // The member coercion picks: the first that takes the value as it is.
+            let member = members.iter().find(|m| {
+                let graph = TypeGraph {
+                    root: (*m).clone(),
+                    defs: graph.defs.clone(),
+                };
+                coerce(&graph, value, &Policy::strict()).is_ok_and(|out| out.value == *value)
+            });
+            match member {
+                Some(member) => to_wire(graph, member, value, wire),
+                None => (value.clone(), value.clone()),
+            }
+        }
+        _ => (value.clone(), value.clone()),
+    }
+}
+
+fn struct_to_wire(
+    graph: &TypeGraph,
+    s: &StructType,
+    fields: &Map<String, Value>,
+    wire: Wire,
+) -> (Value, Value) {
+    let mut sent = Map::new();
+    let mut meant = Map::new();
+    if let Some(tag) = fields.get(TYPE_TAG) {
+        sent.insert(TYPE_TAG.to_owned(), tag.clone());
+        meant.insert(TYPE_TAG.to_owned(), tag.clone());
+    }
+    for field in &s.fields {
+        match fields.get(&field.name) {
+            Some(value) => {
+                let (s, m) = to_wire(graph, &field.ty, value, wire);
+                sent.insert(field.name.clone(), s);
+                meant.insert(field.name.clone(), m);
+            }
+            None if wire.null_for_omitted => {
+                sent.insert(field.name.clone(), Value::Null);
+                if accepts_null(graph, &field.ty) {
+                    meant.insert(field.name.clone(), Value::Null);
+                }
+            }
+            None => {}
+        }
+    }
+    let declared = |key: &str| key == TYPE_TAG || s.get(key).is_some();
+    if let (Some(extra), false) = (&s.additional, wire.closed_objects) {
+        for (key, value) in fields.iter().filter(|(key, _)| !declared(key)) {
+            let (s, m) = to_wire(graph, extra, value, wire);
+            sent.insert(key.clone(), s);
+            meant.insert(key.clone(), m);
+        }
+    }
+    (Value::Object(sent), Value::Object(meant))
+}
+
+/// Whether `ty` takes `null` as a value of its own (as coercion decides it).
+pub fn accepts_null(graph: &TypeGraph, ty: &Type) -> bool {
+    match graph.resolve(ty) {
+        Some(Type::Nilable(_) | Type::Any) => true,
+        Some(Type::Union(members)) => members.iter().any(|m| accepts_null(graph, m)),
+        _ => false,
     }
 }
