@@ -112,6 +112,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn envelopes_match_golden_in_every_dialect() {
+        testing::assert_envelopes_golden(&[&CreateTask], "tests/golden/create_task");
+    }
+
+    #[test]
     fn schema_matches_golden() {
         testing::assert_schema_golden(&CreateTask, "tests/golden/create_task.json");
     }

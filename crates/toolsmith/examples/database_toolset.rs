@@ -94,6 +94,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn envelopes_match_golden_in_every_dialect() {
+        let tools = DatabaseToolset::to_tools();
+        let tools: Vec<&dyn toolsmith::Tool> = tools.iter().map(|t| t.as_ref()).collect();
+        testing::assert_envelopes_golden(&tools, "tests/golden/database_toolset");
+    }
+
+    #[test]
     fn schemas_match_golden() {
         let schemas: Vec<Value> = DatabaseToolset::to_tools()
             .iter()

@@ -110,6 +110,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn envelopes_match_golden_in_every_dialect() {
+        testing::assert_envelopes_golden(&[&Area, &TotalArea, &CountNodes], "tests/golden/shapes");
+    }
+
+    #[test]
     fn schemas_match_golden() {
         let schemas: Vec<Value> = [&Area as &dyn Tool, &TotalArea, &CountNodes]
             .iter()

@@ -76,6 +76,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn envelopes_match_golden_in_every_dialect() {
+        let service = WeatherService::new("key");
+        testing::assert_envelopes_golden(
+            &[&WeatherLookup, &service],
+            "tests/golden/weather_lookup",
+        );
+    }
+
+    #[test]
     fn schema_matches_golden() {
         testing::assert_schema_golden(&WeatherLookup, "tests/golden/weather_lookup.json");
     }

@@ -36,6 +36,7 @@
 //! This crate must never do HTTP, spawn processes, or pull in an async runtime: it is the
 //! contract between tools and whoever calls them, and tools that need those bring them.
 
+mod envelope;
 mod registry;
 mod tool;
 mod toolset;
@@ -48,6 +49,7 @@ pub mod __private;
 
 pub(crate) use __private as private;
 
+pub use envelope::{EnvelopeError, envelope, lint_tools};
 pub use registry::{RegisteredTool, Registry, RegistryError, registry};
 pub use tool::{Tool, ToolAnnotations, ToolError, ToolOutput};
 pub use toolset::Toolset;

@@ -19,7 +19,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use toolsmith_types::{Arguments, Policy};
+use toolsmith_types::{Arguments, Dialect, Policy};
 
 use crate::{Tool, ToolError, ToolOutput};
 
@@ -95,5 +95,28 @@ pub fn assert_schema_golden(tool: &dyn Tool, path: impl AsRef<Path>) {
     match tool.call_schema() {
         Ok(schema) => assert_golden(path, &schema),
         Err(error) => panic!("the schema of `{}` cannot be emitted: {error}", tool.name()),
+    }
+}
+
+/// Asserts that the declarations of `tools` in every dialect equal the golden files
+/// `<dir>/<dialect>.json`, as [`assert_golden`] does. Each file holds one entry per tool: its
+/// [`envelope`](crate::envelope), or `{"error": ...}` where the receiver cannot take it.
+///
+/// # Panics
+/// When a file differs from the declarations.
+#[track_caller]
+pub fn assert_envelopes_golden(tools: &[&dyn Tool], dir: impl AsRef<Path>) {
+    for dialect in Dialect::ALL {
+        let declared: Vec<Value> = tools
+            .iter()
+            .map(|tool| match crate::envelope(*tool, dialect) {
+                Ok(envelope) => envelope,
+                Err(error) => serde_json::json!({"error": error.to_string()}),
+            })
+            .collect();
+        assert_golden(
+            dir.as_ref().join(format!("{dialect}.json")),
+            &Value::Array(declared),
+        );
     }
 }

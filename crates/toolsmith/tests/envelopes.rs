@@ -1,0 +1,172 @@
+//! Each receiver's declaration of a tool, and calls answering what a dialect asked for.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use toolsmith::{Arguments, Dialect, EnvelopeError, Policy, Tool, ToolType, envelope, lint_tools};
+
+#[derive(Debug, Serialize, Deserialize, ToolType)]
+enum Level {
+    Low,
+    High,
+}
+
+/// The result of a check.
+#[derive(Debug, Serialize, Deserialize, ToolType)]
+struct Report {
+    /// Whether every check passed.
+    ok: bool,
+}
+
+/// Checks a host.
+#[toolsmith::tool(read_only)]
+fn check(
+    host: String,
+    level: Option<Level>,
+    #[param(default = 3)] retries: u8,
+    labels: Option<BTreeMap<String, String>>,
+) -> Report {
+    let _ = (host, level, retries, labels);
+    Report { ok: true }
+}
+
+fn keys(value: &Value) -> Vec<&str> {
+    value
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+#[test]
+fn each_receiver_gets_its_own_wrapper() {
+    let wrappers = [
+        (
+            Dialect::JsonSchema,
+            vec!["name", "description", "parameters"],
+        ),
+        (Dialect::OpenAi { strict: false }, vec!["type", "function"]),
+        (Dialect::OpenAi { strict: true }, vec!["type", "function"]),
+        (
+            Dialect::Anthropic { strict: false },
+            vec!["name", "description", "input_schema"],
+        ),
+        (
+            Dialect::Anthropic { strict: true },
+            vec!["name", "description", "input_schema", "strict"],
+        ),
+        (Dialect::Gemini, vec!["name", "description", "parameters"]),
+        (
+            Dialect::Mcp,
+            vec![
+                "name",
+                "description",
+                "inputSchema",
+                "outputSchema",
+                "annotations",
+            ],
+        ),
+    ];
+    for (dialect, expected) in wrappers {
+        assert_eq!(
+            keys(&envelope(&Check, dialect).unwrap()),
+            expected,
+            "{dialect}"
+        );
+    }
+}
+
+#[test]
+fn openai_strict_function_says_strict_and_the_plain_one_does_not() {
+    let strict = envelope(&Check, Dialect::OpenAi { strict: true }).unwrap();
+    assert_eq!(
+        keys(&strict["function"]),
+        ["name", "description", "parameters", "strict"]
+    );
+    let plain = envelope(&Check, Dialect::OpenAi { strict: false }).unwrap();
+    assert_eq!(
+        keys(&plain["function"]),
+        ["name", "description", "parameters"]
+    );
+}
+
+#[test]
+fn mcp_declares_the_output_schema_and_annotations() {
+    let declared = envelope(&Check, Dialect::Mcp).unwrap();
+    assert_eq!(
+        declared["outputSchema"]["properties"]["ok"]["type"],
+        "boolean"
+    );
+    assert_eq!(declared["annotations"], json!({"readOnlyHint": true}));
+}
+
+/// Says hi.
+#[toolsmith::tool]
+fn hi() -> String {
+    "hi".into()
+}
+
+#[test]
+fn mcp_leaves_out_output_schema_and_annotations_a_tool_does_not_have() {
+    assert_eq!(
+        keys(&envelope(&Hi, Dialect::Mcp).unwrap()),
+        ["name", "description", "inputSchema"]
+    );
+}
+
+/// A name only some receivers take.
+#[toolsmith::tool(name = "net.check")]
+fn dotted() {}
+
+#[test]
+fn a_name_the_receiver_refuses_is_an_error_naming_its_pattern() {
+    let error = envelope(&Dotted, Dialect::Anthropic { strict: false }).unwrap_err();
+    assert!(matches!(error, EnvelopeError::Name(_)));
+    assert!(
+        error.to_string().contains("^[A-Za-z0-9_-]{1,64}$"),
+        "{error}"
+    );
+    assert!(envelope(&Dotted, Dialect::Mcp).is_ok());
+    assert!(envelope(&Dotted, Dialect::Gemini).is_ok());
+}
+
+#[test]
+fn lint_tools_finds_what_the_receiver_refuses() {
+    let tools: [&dyn Tool; 2] = [&Dotted, &Check];
+    let findings = lint_tools(tools, Dialect::OpenAi { strict: true });
+    let codes: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
+    assert_eq!(codes, ["tool_name"]);
+    assert!(lint_tools(tools, Dialect::Mcp).is_empty());
+}
+
+#[test]
+fn a_call_in_a_strict_dialect_wire_shape_is_the_canonical_call() {
+    // What an OpenAI strict model sends: every field present, null for those it leaves out, the
+    // map as key/value entries.
+    let wire = json!({
+        "host": "db1",
+        "level": null,
+        "retries": null,
+        "labels": [{"key": "env", "value": "prod"}],
+    });
+    let policy = Policy::strict().with_dialect(Dialect::OpenAi { strict: true });
+    let output = Check.call(Arguments::Json(&wire), &policy).unwrap();
+    assert_eq!(output.structured, Some(json!({"ok": true})));
+    assert!(output.repairs.is_empty(), "{:?}", output.repairs);
+}
+
+#[test]
+fn the_same_wire_shape_is_repaired_when_the_dialect_is_not_said() {
+    let wire = json!({"host": "db1", "level": null, "retries": null, "labels": null});
+    let output = Check
+        .call(Arguments::Json(&wire), &Policy::default())
+        .unwrap();
+    assert_eq!(output.structured, Some(json!({"ok": true})));
+    let refused = Check
+        .call(Arguments::Json(&wire), &Policy::strict())
+        .unwrap_err();
+    assert_eq!(refused.code(), "invalid_arguments");
+}
