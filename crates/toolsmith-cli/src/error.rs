@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use toolsmith::{EmitError, ImportErrors, RegistryError};
+use toolsmith::{EmitError, EnvelopeError, ImportErrors, RegistryError};
 
 /// A problem with how the command was used (exit 2, message on stderr).
 #[derive(Debug)]
@@ -34,6 +34,8 @@ pub enum UsageError {
     },
     /// A tool's schema cannot be written.
     Emit { tool: String, error: EmitError },
+    /// A tool cannot be declared to the receiver asked for.
+    Declare(EnvelopeError),
     /// An imported schema file cannot be written back.
     WriteBack { path: PathBuf, error: EmitError },
     /// Stdin could not be read.
@@ -82,6 +84,7 @@ impl fmt::Display for UsageError {
             UsageError::Emit { tool, error } => {
                 write!(f, "the schema of tool `{tool}` cannot be written: {error}")
             }
+            UsageError::Declare(error) => error.fmt(f),
             UsageError::WriteBack { path, error } => {
                 write!(f, "`{}` cannot be written back: {error}", path.display())
             }

@@ -10,9 +10,15 @@
 //! Commands:
 //! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first line
 //!   of the description), or a JSON array of `{name, toolset, description, annotations}`.
-//! - `schema [TOOL...]`: a JSON array of the tools' OpenAI-style function envelopes
-//!   ([`Tool::call_schema`](toolsmith::Tool::call_schema)), every tool when none is named;
-//!   `schema --from-json-schema FILE`: a JSON Schema file's canonical re-emission.
+//! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
+//!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
+//!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
+//!   or OpenAI-style functions over canonical JSON Schema
+//!   ([`Tool::call_schema`](toolsmith::Tool::call_schema)) without `--dialect`;
+//!   `schema --from-json-schema FILE [--dialect D]`: a JSON Schema file re-emitted in D
+//!   (canonical without it). `--lint` prints instead what receiver D (every receiver, without
+//!   `--dialect`) would refuse, one finding a line, and exits 1 when there is any; a file is
+//!   linted as the parameters of a tool named after the file.
 //! - `call TOOL [ARGS_JSON | -]`: calls the tool (arguments `{}` when omitted, stdin for `-`) and
 //!   prints its output text; a failure prints the message a model would read
 //!   ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr. With

@@ -10,7 +10,8 @@ use crate::error::UsageError;
 pub enum Outcome {
     /// The command did its job: this text on stdout (exit 0).
     Success(String),
-    /// The tool arguments are invalid or the tool failed: this JSON on stdout says why (exit 1).
+    /// The input was judged and found wanting: this text on stdout (JSON errors, or lint
+    /// findings one a line) says why (exit 1).
     Invalid(String),
     /// The tool arguments are invalid or the tool failed: this message on stderr says why
     /// (exit 1).

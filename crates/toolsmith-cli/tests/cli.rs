@@ -333,3 +333,49 @@ fn list_json_prints_a_json_array_of_the_linked_tools() {
         assert!(tool["name"].is_string(), "every tool has a name: {tool}");
     }
 }
+
+#[test]
+fn schema_from_json_schema_is_converted_into_the_dialect_asked_for() {
+    let run = toolsmith(
+        &[
+            "schema",
+            "--from-json-schema",
+            &fixture("create_task.json"),
+            "--dialect",
+            "gemini",
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = run.stdout;
+    for refused in [
+        "\"$ref\"",
+        "\"$defs\"",
+        "\"const\"",
+        "\"additionalProperties\"",
+        "\"$schema\"",
+    ] {
+        assert!(
+            !text.contains(refused),
+            "gemini output has {refused}: {text}"
+        );
+    }
+    let converted: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(converted["type"], "object");
+}
+
+#[test]
+fn schema_lint_of_a_file_names_the_tool_after_the_file() {
+    let run = toolsmith(
+        &[
+            "schema",
+            "--from-json-schema",
+            &fixture("weather.json"),
+            "--lint",
+            "--dialect",
+            "gemini",
+        ],
+        "",
+    );
+    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+}

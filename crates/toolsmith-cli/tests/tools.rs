@@ -581,3 +581,92 @@ fn unknown_command_is_a_usage_error_on_stderr() {
         run.stderr
     );
 }
+
+// ---- schema --dialect and --lint ----
+
+#[test]
+fn schema_with_a_dialect_prints_each_tool_in_that_receivers_envelope() {
+    let run = toolsmith(&["schema", "--dialect", "anthropic", "calc_add"]);
+    assert_eq!(run.exit, Exit::Success, "{}", run.stderr);
+    let declared = registry().get("calc_add").unwrap().clone();
+    let expected = toolsmith::envelope(
+        declared.as_ref(),
+        toolsmith::Dialect::Anthropic { strict: false },
+    )
+    .unwrap();
+    assert_eq!(run.json(), json!([expected]));
+    assert!(run.json()[0].get("input_schema").is_some());
+}
+
+#[test]
+fn schema_with_every_dialect_name_prints_an_array_of_every_tool() {
+    for dialect in toolsmith::Dialect::ALL {
+        let run = toolsmith(&["schema", "--dialect", dialect.as_str(), "calc_add", "greet"]);
+        assert_eq!(run.exit, Exit::Success, "{dialect}: {}", run.stderr);
+        assert_eq!(run.json().as_array().unwrap().len(), 2, "{dialect}");
+    }
+}
+
+#[test]
+fn schema_with_an_unknown_dialect_is_a_usage_error_listing_the_dialects() {
+    let run = toolsmith(&["schema", "--dialect", "openia"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert!(run.stderr.contains("openai-strict"), "{}", run.stderr);
+}
+
+#[test]
+fn lint_of_tools_within_every_limit_prints_nothing_and_exits_0() {
+    let run = toolsmith(&[
+        "schema",
+        "--lint",
+        "--dialect",
+        "openai-strict",
+        "calc_add",
+        "greet",
+    ]);
+    assert_eq!(
+        (run.exit, run.stdout.as_str()),
+        (Exit::Success, ""),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A name OpenAI refuses.
+#[toolsmith::tool(name = "net.ping")]
+fn dotted() -> String {
+    "pong".into()
+}
+
+#[test]
+fn lint_prints_one_finding_a_line_and_exits_1() {
+    let mut registry = registry();
+    registry.add(Arc::new(Dotted)).unwrap();
+    let run = run_over(
+        Ok(&registry),
+        &["schema", "--lint", "--dialect", "openai-strict"],
+        b"",
+    );
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(
+        run.stdout,
+        "tool `net.ping`: the name does not match ^[A-Za-z0-9_-]{1,64}$ (openai-strict)\n"
+    );
+}
+
+#[test]
+fn lint_without_a_dialect_checks_every_receiver() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Dotted)).unwrap();
+    let run = run_over(Ok(&registry), &["schema", "--lint"], b"");
+    assert_eq!(run.exit, Exit::Failure);
+    let receivers: Vec<&str> = run
+        .stdout
+        .lines()
+        .map(|line| line.rsplit_once('(').unwrap().1.trim_end_matches(')'))
+        .collect();
+    assert_eq!(
+        receivers,
+        ["openai", "openai-strict", "anthropic", "anthropic-strict"]
+    );
+}
