@@ -14,15 +14,15 @@ const ROUNDS: usize = 41;
 
 /// A case to time: its name, the target ratio to print beside it, and the call.
 pub struct Case<'a> {
-    name: &'static str,
+    name: String,
     target: Option<f64>,
     call: Box<dyn FnMut() + 'a>,
 }
 
 impl<'a> Case<'a> {
-    pub fn new<R>(name: &'static str, mut f: impl FnMut() -> R + 'a) -> Self {
+    pub fn new<R>(name: impl Into<String>, mut f: impl FnMut() -> R + 'a) -> Self {
         Case {
-            name,
+            name: name.into(),
             target: None,
             call: Box::new(move || {
                 black_box(f());
@@ -63,8 +63,8 @@ fn median(mut samples: Vec<f64>) -> f64 {
 }
 
 /// Times `cases` in interleaved rounds and prints a table: median ns/op, and the median of the
-/// per-round ratios to the first case.
-pub fn report(title: &str, mut cases: Vec<Case<'_>>) {
+/// per-round ratios to the first case. Returns the median ns/op of each case, in order.
+pub fn report(title: &str, mut cases: Vec<Case<'_>>) -> Vec<f64> {
     let iterations: Vec<u64> = cases.iter_mut().map(Case::calibrate).collect();
     let mut rounds: Vec<Vec<f64>> = Vec::with_capacity(ROUNDS);
     for _ in 0..ROUNDS {
@@ -80,11 +80,14 @@ pub fn report(title: &str, mut cases: Vec<Case<'_>>) {
         "{:<44} {:>9} {:>8} {:>8}",
         "case", "ns/op", "ratio", "target"
     );
+    let mut medians = Vec::with_capacity(cases.len());
     for (i, case) in cases.iter().enumerate() {
         let ns = median(rounds.iter().map(|r| r[i]).collect());
+        medians.push(ns);
         let ratio = median(rounds.iter().map(|r| r[i] / r[0]).collect());
         let target = case.target.map_or(String::new(), |t| format!("{t:.2}x"));
         println!("{:<44} {ns:>9.0} {ratio:>7.2}x {target:>8}", case.name);
     }
     println!();
+    medians
 }

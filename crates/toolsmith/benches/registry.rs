@@ -14,7 +14,7 @@ mod harness;
 
 use harness::{Case, report};
 use serde::{Deserialize, Serialize};
-use toolsmith::{Arguments, Policy, Registry, Tool, ToolType};
+use toolsmith::{Arguments, Dialect, Policy, Registry, Tool, ToolType, envelope};
 
 /// Adds two integers.
 #[toolsmith::tool]
@@ -187,5 +187,36 @@ fn main() -> ExitCode {
             }),
         ],
     );
+
+    // Every dialect's declaration of every tool; a dialect that cannot take a tool (a recursive
+    // type for Gemini) still pays for finding out, which is what a caller pays too.
+    let declare_all = |registry: &Registry, dialect: Dialect| {
+        registry
+            .iter()
+            .map(|entry| {
+                envelope(entry.tool().as_ref(), dialect).map_or(1, |v| v.to_string().len())
+            })
+            .sum::<usize>()
+    };
+    let cases: Vec<Case<'_>> = Dialect::ALL
+        .iter()
+        .map(|&dialect| {
+            Case::new(format!("envelope of every tool: {dialect}"), move || {
+                declare_all(black_box(registry), dialect)
+            })
+        })
+        .collect();
+    let medians = report(
+        &format!(
+            "every registered tool declared in each dialect ({} tools; ratio to json-schema)",
+            registry.len()
+        ),
+        cases,
+    );
+    let tools = registry.len().max(1) as f64;
+    println!("{:<44} {:>9}", "dialect", "us/tool");
+    for (dialect, ns) in Dialect::ALL.iter().zip(medians) {
+        println!("{:<44} {:>9.2}", dialect.as_str(), ns / tools / 1000.0);
+    }
     ExitCode::SUCCESS
 }
