@@ -131,19 +131,17 @@ fn struct_fields(
         let ty = &field.ty;
         let doc = doc_text(&field.attrs);
         let description = option_ref(doc.as_deref());
-        let default = match (&serde.default, &container.default) {
-            (Some(SerdeDefault::Trait), _) => quote! {
-                ::core::option::Option::Some(::toolsmith::__private::default_json(
-                    &<#ty as ::core::default::Default>::default()))
-            },
-            (Some(SerdeDefault::Path(path)), _) => quote! {
-                ::core::option::Option::Some(::toolsmith::__private::default_json::<#ty>(&#path()))
-            },
-            (None, Some(_)) => quote! {
-                ::core::option::Option::Some(::toolsmith::__private::default_json(&__default.#ident))
-            },
-            (None, None) => quote! { ::core::option::Option::None },
+        let value = match (&serde.default, &container.default) {
+            (Some(SerdeDefault::Trait), _) => {
+                Some(quote! { &<#ty as ::core::default::Default>::default() })
+            }
+            (Some(SerdeDefault::Path(path)), _) => {
+                Some(quote! { &{ let __v: #ty = #path(); __v } })
+            }
+            (None, Some(_)) => Some(quote! { &__default.#ident }),
+            (None, None) => None,
         };
+        let default = default_json(value);
         out.push(quote_spanned! {ty.span()=>
             ::toolsmith::__private::field(
                 #name,
@@ -154,6 +152,19 @@ fn struct_fields(
         });
     }
     Ok(out)
+}
+
+/// `Some(json)` of a default value expression (`None` inside when its type is not `Serialize`),
+/// or `None` when the field has no default.
+pub fn default_json(value: Option<TokenStream>) -> TokenStream {
+    match value {
+        Some(value) => quote! {{
+            #[allow(unused_imports)]
+            use ::toolsmith::__private::{ViaOpaqueJson as _, ViaSerializeJson as _};
+            ::core::option::Option::Some((&&::toolsmith::__private::DefaultValue(#value)).to_json())
+        }},
+        None => quote! { ::core::option::Option::None },
+    }
 }
 
 fn check_field(serde: &SerdeItem, ident: &Ident) -> syn::Result<()> {

@@ -493,12 +493,11 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             Some(d) => quote! { ::core::option::Option::Some(#d) },
             None => quote! { ::core::option::Option::None },
         };
-        let default = match &p.default {
-            Some(expr) => quote_spanned! {expr.span()=>
-                ::core::option::Option::Some(::toolsmith::__private::default_json::<#stored>(&(#expr)))
-            },
-            None => quote! { ::core::option::Option::None },
-        };
+        let default = crate::derive::default_json(
+            p.default
+                .as_ref()
+                .map(|expr| quote_spanned! {expr.span()=> &{ let __v: #stored = #expr; __v } }),
+        );
         quote_spanned! {stored.span()=>
             ::toolsmith::__private::field(
                 #name,

@@ -53,7 +53,140 @@ pub use envelope::{EnvelopeError, envelope, lint_tools};
 pub use registry::{RegisteredTool, Registry, RegistryError, registry};
 pub use tool::{Tool, ToolAnnotations, ToolError, ToolOutput};
 pub use toolset::Toolset;
-pub use toolsmith_macros::{ToolType, tool, toolset};
+/// Describes a struct or enum as a [`Type`], following its serde attributes, so that the schema a
+/// model sees, the coercion of what it sends and serde's reading of the result agree.
+///
+/// - A struct with named fields is an object: doc comments describe it and its fields; an
+///   `Option<T>` field is optional (and nilable); `#[serde(default)]` (on the field or the
+///   struct) and `#[serde(default = "path")]` make a field optional, with its default written in
+///   the schema and filled in by coercion where the field's type is `Serialize`; `rename`, `rename_all` and `skip` are honoured.
+/// - A newtype (`struct Email(String)`) is the type it wraps.
+/// - An enum of unit variants is a string enum of the names serde reads (`rename`,
+///   `rename_all`); `#[serde(alias)]` spellings are accepted as aliases. Other derives beside it
+///   (strum's, say) do not matter: serde's spelling is what the model sends.
+/// - An enum whose variants hold data must be `#[serde(tag = "_type")]`: a union of structs
+///   told apart by `_type` (struct variants, newtype variants holding a struct, unit variants).
+/// - A type that contains itself (a tree node with `Vec<Self>`) is a named definition that refers
+///   to itself. Two types with one name get two definitions (`Options`, `Options2`).
+///
+/// What the derive cannot describe faithfully is a compile error: `#[serde(flatten)]`, custom
+/// deserializers (`with`, `deserialize_with`), `untagged` or adjacently tagged enums, tuple
+/// structs of more than one field.
+///
+/// ```
+/// use serde::Deserialize;
+/// use toolsmith::{Describe, Dialect, ToolType, emit};
+///
+/// /// How urgent a task is.
+/// #[derive(Deserialize, ToolType)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Priority { Low, High }
+///
+/// /// A task to create.
+/// #[derive(Deserialize, ToolType)]
+/// struct Task {
+///     /// A short title.
+///     title: String,
+///     #[serde(default = "normal")]
+///     priority: Priority,
+/// }
+///
+/// fn normal() -> Priority { Priority::Low }
+///
+/// let schema = emit(&Task::type_graph(), Dialect::JsonSchema)?;
+/// assert_eq!(schema["$defs"]["Task"]["required"], serde_json::json!(["title"]));
+/// // `Priority` is not `Serialize`, so its default is not written; serde still fills it in.
+/// assert!(schema["$defs"]["Task"]["properties"]["priority"].get("default").is_none());
+/// assert_eq!(schema["$defs"]["Priority"]["enum"], serde_json::json!(["low", "high"]));
+/// # Ok::<(), toolsmith::EmitError>(())
+/// ```
+pub use toolsmith_macros::ToolType;
+
+/// Makes a function a [`Tool`]: `#[tool]` on a free function, or on an `impl` block of one
+/// method for a tool with state.
+///
+/// The parameters are the function's parameters: each type's [`Describe`] gives the schema
+/// (derive it with [`ToolType`]), `Option<T>` parameters are optional, and
+/// `#[param(default = expr)]` declares a default. A parameter is described by its own `///`
+/// comment, by `#[param(description = "...")]`, or by an entry of an `# Arguments` list in the
+/// function's doc comment (`` * `city` - The city. ``). `&str` and other `&T` parameters work
+/// (the tool owns the value and lends it).
+///
+/// Options: `name = "..."` (default: the function's name; for an impl block, the type's name in
+/// snake_case), `description = "..."` (default: the doc comment's text before its first
+/// heading, else `"Tool: <name>"`), and the hints `read_only`, `destructive`, `idempotent`,
+/// `open_world` (each `= false` too). On an impl block: `constructor = path` (a `fn() -> Self`
+/// the registry builds the tool with; default: `Default` where the type has it, else the tool is
+/// not registered) and `register = false`.
+///
+/// A free function `weather_lookup` becomes the unit struct `WeatherLookup` (PascalCase of its
+/// name), which implements `Tool`; an impl block makes its own type implement `Tool`. Both are
+/// registered in [`registry()`]. The function may return `String` (or other text), `()`, a
+/// [`ToolOutput`], any `T: Serialize` (structured output; with `Describe` also the tool's output
+/// type), or a `Result` of one of these whose error implements `Display` (a
+/// [`ToolError::Failed`]).
+///
+/// ```
+/// use toolsmith::{testing, Tool};
+///
+/// /// Converts a temperature.
+/// ///
+/// /// # Arguments
+/// /// * `celsius` - Degrees Celsius.
+/// #[toolsmith::tool(read_only, idempotent)]
+/// fn to_fahrenheit(celsius: f64, #[param(default = 1)] decimals: u8) -> String {
+///     format!("{:.*}", usize::from(decimals), celsius * 9.0 / 5.0 + 32.0)
+/// }
+///
+/// assert_eq!(ToFahrenheit.name(), "to_fahrenheit");
+/// assert_eq!(testing::call_text(&ToFahrenheit, serde_json::json!({"celsius": "100"})), Ok("212.0".to_owned()));
+///
+/// /// A counter with a starting value: state the one tool keeps.
+/// struct Ticket { next: std::sync::atomic::AtomicU32 }
+///
+/// #[toolsmith::tool(register = false)]
+/// impl Ticket {
+///     /// Hands out the next ticket number.
+///     fn take(&self) -> u32 {
+///         self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+///     }
+/// }
+///
+/// let tickets = Ticket { next: 7.into() };
+/// assert_eq!(tickets.name(), "ticket");
+/// assert_eq!(testing::call_text(&tickets, serde_json::json!({})), Ok("7".to_owned()));
+/// ```
+pub use toolsmith_macros::tool;
+
+/// Makes each `#[tool]` method of an `impl` block a tool; all the tools made together share one
+/// instance ([`Toolset`]).
+///
+/// Options: `name = "..."` (the toolset's name; default: the type's name without a `Toolset`
+/// suffix, in snake_case: `HTTPClientToolset` is `http_client`), `constructor = path` and
+/// `register = false` as for [`tool`]. Each method takes `&self` (or no receiver) and the
+/// options of [`tool`]; its name defaults to `<toolset>_<method>`, its description to the doc
+/// comment, else `"<Method humanized> operation"`. Methods without `#[tool]` stay private. Two
+/// tools of one name in a toolset are a compile error.
+///
+/// ```
+/// use toolsmith::Toolset;
+///
+/// #[derive(Default)]
+/// struct HTTPClientToolset;
+///
+/// #[toolsmith::toolset]
+/// impl HTTPClientToolset {
+///     #[tool]
+///     fn word_count(&self, text: String) -> usize {
+///         text.split_whitespace().count()
+///     }
+/// }
+///
+/// let tools = HTTPClientToolset::to_tools();
+/// assert_eq!(tools[0].name(), "http_client_word_count");
+/// assert_eq!(tools[0].description(), "Word count operation");
+/// ```
+pub use toolsmith_macros::toolset;
 pub use toolsmith_types::*;
 
 /// Makes sure the named crates are linked, so that their toolsets appear in [`registry()`].

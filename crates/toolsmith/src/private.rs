@@ -158,9 +158,31 @@ pub fn field(
     field
 }
 
-/// A default value as JSON, or `None` when it does not serialize.
-pub fn default_json<T: Serialize>(value: &T) -> Option<Value> {
-    serde_json::to_value(value).ok()
+/// A default value, probed for a JSON form: generated code calls
+/// `(&&DefaultValue(&value)).to_json()` with both `Via*Json` traits in scope, so a default whose
+/// type is not `Serialize` is still a default (serde fills it in), only not written in the schema.
+pub struct DefaultValue<'a, T>(pub &'a T);
+
+/// `T: Serialize`: the default as JSON, or `None` when it does not serialize.
+pub trait ViaSerializeJson {
+    /// The default as JSON.
+    fn to_json(&self) -> Option<Value>;
+}
+impl<T: Serialize> ViaSerializeJson for &DefaultValue<'_, T> {
+    fn to_json(&self) -> Option<Value> {
+        serde_json::to_value(self.0).ok()
+    }
+}
+
+/// Any other type: no JSON form.
+pub trait ViaOpaqueJson {
+    /// `None`.
+    fn to_json(&self) -> Option<Value>;
+}
+impl<T> ViaOpaqueJson for DefaultValue<'_, T> {
+    fn to_json(&self) -> Option<Value> {
+        None
+    }
 }
 
 // ---- Return values: which rendering a return type gets, decided at the macro's call site. ----
