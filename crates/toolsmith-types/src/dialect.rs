@@ -2,7 +2,7 @@
 //! receiver wants: the [`Rules`] the emitter applies as it walks, and the [`ReceiverLimits`] the
 //! linter checks. A receiver's rules or limits change here, in one row, never in the walk.
 //!
-//! Both tables follow `../shared/spec/dialects.md`; where a row goes beyond it, the row says why.
+//! Both tables follow what each receiver documents; where a row goes further, the row says why.
 
 use std::fmt;
 use std::str::FromStr;

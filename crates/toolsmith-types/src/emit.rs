@@ -3,7 +3,7 @@
 //! The walk is written once. What differs between receivers is one row of rules per
 //! [`Dialect`] (in `dialect.rs`) that the walk consults where a receiver has a say, so a new
 //! dialect is a new row in that table, not a copy of the walk. What each dialect does
-//! (`../shared/spec/dialects.md` is the source):
+//! (as each receiver documents its rules):
 //!
 //! | dialect | optional field | objects | map | `_type` | `$ref` | left out (said in the description) |
 //! |---|---|---|---|---|---|---|

@@ -1,5 +1,5 @@
 //! Coercion: turning what a model sent into the canonical value of a [`Type`], leniently but
-//! never lossily (`../shared/spec/coercion-rulebook.md` is the policy this implements).
+//! never lossily, by the project's coercion rulebook.
 //!
 //! One walk over the input, guided by the type: every lenient step is recorded as a [`Repair`]
 //! (or refused with a `repair_refused` error under a strict policy), and every problem is
