@@ -7,7 +7,8 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::Value;
 use toolsmith::{
-    CoerceError, ErrorCode, Policy, Registry, Tool, ToolError, TypeGraph, UnknownKeys, import,
+    CoerceError, Dialect, ErrorCode, Policy, Registry, Tool, ToolError, TypeGraph, UnknownKeys,
+    import,
 };
 
 use crate::error::UsageError;
@@ -21,6 +22,15 @@ pub struct PolicyArgs {
     /// Drop keys the schema does not declare instead of rejecting them.
     #[arg(long)]
     ignore_unknown: bool,
+    /// The receiver whose wire shapes the arguments are in (say openai-strict, which sends null
+    /// for an omitted optional): those shapes are then read as no repairs.
+    #[arg(long, value_name = "DIALECT", value_parser = parse_dialect)]
+    dialect: Option<Dialect>,
+}
+
+/// A dialect from its command-line name; the error lists the names.
+pub fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    name.parse::<Dialect>().map_err(|error| error.to_string())
 }
 
 impl PolicyArgs {
@@ -34,7 +44,10 @@ impl PolicyArgs {
         if self.ignore_unknown {
             policy.unknown_keys = UnknownKeys::Ignore;
         }
-        policy
+        match self.dialect {
+            Some(dialect) => policy.with_dialect(dialect),
+            None => policy,
+        }
     }
 }
 

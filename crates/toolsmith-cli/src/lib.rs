@@ -18,12 +18,15 @@
 //!   `schema --from-json-schema FILE [--dialect D]`: a JSON Schema file re-emitted in D
 //!   (canonical without it). `--lint` prints instead what receiver D (every receiver, without
 //!   `--dialect`) would refuse, one finding a line, and exits 1 when there is any; a file is
-//!   linted as the parameters of a tool named after the file.
+//!   linted as a tool's parameters, its name checked only when `--name` gives one. A tool the
+//!   receiver cannot take is reported on stderr (exit 1) while the others still print.
 //! - `call TOOL [ARGS_JSON | -]`: calls the tool (arguments `{}` when omitted, stdin for `-`) and
 //!   prints its output text; a failure prints the message a model would read
 //!   ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr. With
 //!   `--json` it prints `{"ok": true, "text", "structured", "repairs"}`, or the error's
-//!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout.
+//!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout. `--dialect D`
+//!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
+//!   repairs, so `--strict` accepts what D was told to send.
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
@@ -191,6 +194,11 @@ fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Ex
             // Nothing more can be reported if stderr is gone; the exit status still says it.
             let _ = write_text(stderr, &message);
             Exit::Failure
+        }
+        Outcome::Partial { done, problems } => {
+            let exit = print_stdout(&done, Exit::Failure, stdout, stderr);
+            let _ = write_text(stderr, &problems);
+            exit
         }
     }
 }

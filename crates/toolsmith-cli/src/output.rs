@@ -16,15 +16,26 @@ pub enum Outcome {
     /// The tool arguments are invalid or the tool failed: this message on stderr says why
     /// (exit 1).
     Failed(String),
+    /// Part of the job was done: `done` on stdout, and `problems` on stderr say what was not
+    /// (exit 1).
+    Partial {
+        /// What could be done.
+        done: String,
+        /// What could not, one a line.
+        problems: String,
+    },
 }
 
 impl Outcome {
     /// A JSON document printed for reading (exit 0).
     pub fn document(value: &Value) -> Result<Outcome, UsageError> {
-        serde_json::to_string_pretty(value)
-            .map(Outcome::Success)
-            .map_err(UsageError::Print)
+        pretty(value).map(Outcome::Success)
     }
+}
+
+/// A JSON document laid out for reading.
+pub fn pretty(value: &Value) -> Result<String, UsageError> {
+    serde_json::to_string_pretty(value).map_err(UsageError::Print)
 }
 
 /// Repairs as the JSON array every command prints.

@@ -5,11 +5,13 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::Value;
-use toolsmith::{Dialect, Finding, LintTool, Registry, Tool, emit, envelope, lint, lint_tools};
+use toolsmith::{
+    Dialect, Finding, FindingCode, LintTool, Registry, Tool, emit, envelope, lint, lint_tools,
+};
 
 use crate::error::UsageError;
-use crate::input::{find_tool, load_schema};
-use crate::output::Outcome;
+use crate::input::{find_tool, load_schema, parse_dialect};
+use crate::output::{Outcome, pretty};
 
 /// The arguments of `toolsmith schema`.
 #[derive(Debug, Args)]
@@ -33,10 +35,9 @@ pub struct SchemaArgs {
     /// line, instead of the schemas; exit 1 when there is any.
     #[arg(long)]
     lint: bool,
-}
-
-fn parse_dialect(name: &str) -> Result<Dialect, String> {
-    name.parse::<Dialect>().map_err(|error| error.to_string())
+    /// With --from-json-schema --lint: the tool name to check too (a file has none of its own).
+    #[arg(long, value_name = "NAME", requires = "from_json_schema")]
+    name: Option<String>,
 }
 
 impl SchemaArgs {
@@ -51,7 +52,7 @@ impl SchemaArgs {
         };
         match (&self.from_json_schema, self.lint) {
             (Some(path), false) => from_json_schema(path, self.dialect),
-            (Some(path), true) => lint_file(path, &dialects),
+            (Some(path), true) => lint_file(path, self.name.as_deref(), &dialects),
             (None, false) => tool_schemas(registry()?, &self.tools, self.dialect),
             (None, true) => {
                 let registry = registry()?;
@@ -89,38 +90,46 @@ fn findings_outcome(findings: Vec<Finding>) -> Outcome {
     Outcome::Invalid(lines.join("\n"))
 }
 
-/// The file's schema linted as the parameters of a tool named after the file.
-fn lint_file(path: &Path, dialects: &[Dialect]) -> Result<Outcome, UsageError> {
+/// The file's schema linted as a tool's parameters: under `name` when one is given; otherwise
+/// the name is not checked, since a file has none of its own.
+fn lint_file(path: &Path, name: Option<&str>, dialects: &[Dialect]) -> Result<Outcome, UsageError> {
     let graph = load_schema(path)?;
-    let name = path
-        .file_stem()
-        .and_then(|stem| stem.to_str())
-        .map_or("parameters", |stem| {
-            stem.strip_suffix(".schema").unwrap_or(stem)
-        });
     let tool = [LintTool {
-        name,
+        name: name.unwrap_or("parameters"),
         parameters: &graph,
     }];
     let findings = dialects
         .iter()
         .flat_map(|&dialect| lint(&tool, dialect))
+        .filter(|finding| name.is_some() || finding.code != FindingCode::ToolName)
         .collect();
     Ok(findings_outcome(findings))
 }
 
 /// The declarations of the tools `names` (all of them when empty), in that order, as a JSON
-/// array: in `dialect`'s envelope, or OpenAI-style functions when no dialect is given.
+/// array: in `dialect`'s envelope, or OpenAI-style functions when no dialect is given. A tool the
+/// receiver cannot take is left out and reported on stderr (exit 1); the others still print.
 fn tool_schemas(
     registry: &Registry,
     names: &[String],
     dialect: Option<Dialect>,
 ) -> Result<Outcome, UsageError> {
-    let schemas = named_tools(registry, names)?
-        .into_iter()
-        .map(|tool| tool_schema(tool, dialect))
-        .collect::<Result<_, _>>()?;
-    Outcome::document(&Value::Array(schemas))
+    let mut schemas = Vec::new();
+    let mut problems = Vec::new();
+    for tool in named_tools(registry, names)? {
+        match tool_schema(tool, dialect) {
+            Ok(schema) => schemas.push(schema),
+            Err(problem) => problems.push(format!("toolsmith: error: {problem}")),
+        }
+    }
+    let done = pretty(&Value::Array(schemas))?;
+    if problems.is_empty() {
+        return Ok(Outcome::Success(done));
+    }
+    Ok(Outcome::Partial {
+        done,
+        problems: problems.join("\n"),
+    })
 }
 
 /// The schema printed for one tool.

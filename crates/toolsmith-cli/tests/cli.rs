@@ -365,17 +365,27 @@ fn schema_from_json_schema_is_converted_into_the_dialect_asked_for() {
 }
 
 #[test]
-fn schema_lint_of_a_file_names_the_tool_after_the_file() {
-    let run = toolsmith(
-        &[
-            "schema",
-            "--from-json-schema",
-            &fixture("weather.json"),
-            "--lint",
-            "--dialect",
-            "gemini",
-        ],
-        "",
+fn schema_lint_of_a_file_checks_a_tool_name_only_when_given_one() {
+    let file = fixture("weather.json");
+    let lint = [
+        "schema",
+        "--from-json-schema",
+        &file,
+        "--lint",
+        "--dialect",
+        "openai",
+    ];
+    let unnamed = toolsmith(&lint, "");
+    assert_eq!(
+        (unnamed.code, unnamed.stdout.as_str()),
+        (0, ""),
+        "{}",
+        unnamed.stderr
     );
-    assert_eq!((run.code, run.stdout.as_str()), (0, ""), "{}", run.stderr);
+    let named = toolsmith(&[&lint[..], &["--name", "weather.v2"]].concat(), "");
+    assert_eq!(named.code, 1);
+    assert_eq!(
+        named.stdout,
+        "tool `weather.v2`: the name does not match ^[A-Za-z0-9_-]{1,64}$ (openai)\n"
+    );
 }

@@ -317,12 +317,13 @@ impl Tool for DanglingRefTool {
 }
 
 #[test]
-fn schema_of_a_tool_without_a_faithful_schema_is_an_error_naming_the_tool() {
+fn schema_of_a_tool_without_a_faithful_schema_is_reported_and_the_others_still_print() {
     let mut registry = Registry::new();
     registry.add(Arc::new(DanglingRefTool::new())).unwrap();
+    registry.add(Arc::new(Greet)).unwrap();
     let run = run_over(Ok(&registry), &["schema"], b"");
-    assert_eq!(run.exit, Exit::Usage);
-    assert_eq!(run.stdout, "");
+    assert_eq!(run.exit, Exit::Failure);
+    assert_eq!(run.json(), json!([Greet.call_schema().unwrap()]));
     assert_eq!(
         run.stderr,
         "toolsmith: error: the schema of tool `draw` cannot be written: \
@@ -668,5 +669,37 @@ fn lint_without_a_dialect_checks_every_receiver() {
     assert_eq!(
         receivers,
         ["openai", "openai-strict", "anthropic", "anthropic-strict"]
+    );
+}
+
+/// Repeats a text.
+#[toolsmith::tool]
+fn repeat(text: String, #[param(default = 2)] times: u8) -> String {
+    text.repeat(usize::from(times))
+}
+
+#[test]
+fn call_with_a_dialect_reads_its_wire_shapes_as_no_repairs() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Repeat)).unwrap();
+    // openai-strict sends every field, null for one the model leaves to its default.
+    let args = r#"{"text": "ab", "times": null}"#;
+    let strict = run_over(Ok(&registry), &["call", "--strict", "repeat", args], b"");
+    assert_eq!(strict.exit, Exit::Failure, "{}", strict.stdout);
+    let answered = run_over(
+        Ok(&registry),
+        &[
+            "call",
+            "--strict",
+            "--dialect",
+            "openai-strict",
+            "repeat",
+            args,
+        ],
+        b"",
+    );
+    assert_eq!(
+        (answered.exit, answered.stdout.as_str()),
+        (Exit::Success, "abab\n")
     );
 }

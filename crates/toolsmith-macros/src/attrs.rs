@@ -17,6 +17,8 @@ pub struct SerdeContainer {
     pub untagged: bool,
     pub default: Option<SerdeDefault>,
     pub transparent: bool,
+    /// `from = "T"` or `try_from = "T"`: serde reads a `T` and converts it.
+    pub from: Option<syn::Type>,
 }
 
 /// What serde's attributes on a field or variant say.
@@ -58,6 +60,8 @@ pub fn serde_container(attrs: &[Attribute]) -> syn::Result<SerdeContainer> {
                 out.untagged = true;
             } else if meta.path.is_ident("transparent") {
                 out.transparent = true;
+            } else if meta.path.is_ident("from") || meta.path.is_ident("try_from") {
+                out.from = Some(meta.value()?.parse::<LitStr>()?.parse()?);
             } else if meta.path.is_ident("default") {
                 out.default = Some(serde_default(&meta)?);
             } else {
@@ -165,6 +169,8 @@ pub struct ToolOptions {
     pub open_world: Option<bool>,
     pub constructor: Option<Path>,
     pub register: Option<bool>,
+    /// The struct a free function becomes (default: its name in PascalCase).
+    pub type_name: Option<syn::Ident>,
 }
 
 /// Which keys an attribute accepts.
@@ -211,17 +217,28 @@ impl ToolOptions {
             "open_world" if hints => self.open_world = Some(flag(&meta)?),
             "constructor" if constructs => self.constructor = Some(meta.value()?.parse()?),
             "register" if constructs => self.register = Some(flag(&meta)?),
+            "type_name" if context == OptionsFor::Tool => {
+                self.type_name = Some(meta.value()?.parse::<LitStr>()?.parse()?);
+            }
             _ => {
                 let valid = match context {
                     OptionsFor::Tool => {
-                        "name, description, read_only, destructive, idempotent, open_world"
+                        "name, description, read_only, destructive, idempotent, open_world, type_name"
                     }
                     OptionsFor::StatefulTool => {
                         "name, description, read_only, destructive, idempotent, open_world, constructor, register"
                     }
                     OptionsFor::Toolset => "name, constructor, register",
                 };
-                return Err(meta.error(format!("unknown option; valid options are: {valid}")));
+                let near = valid
+                    .split(", ")
+                    .map(|option| (strsim::jaro_winkler(&key, option), option))
+                    .filter(|(score, _)| *score >= 0.8)
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+                    .map_or(String::new(), |(_, option)| {
+                        format!(" (did you mean `{option}`?)")
+                    });
+                return Err(meta.error(format!("unknown option; valid options are: {valid}{near}")));
             }
         }
         Ok(())

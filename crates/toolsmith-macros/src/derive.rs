@@ -17,6 +17,26 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
         .clone()
         .unwrap_or_else(|| ident.to_string());
     let body = match &input.data {
+        // serde reads the other type and converts: the model sends what that type describes.
+        _ if container.from.is_some() => {
+            let from = &container.from;
+            quote! { <#from as ::toolsmith::__private::Describe>::describe(defs) }
+        }
+        Data::Struct(data) if container.transparent => {
+            let mut kept = Vec::new();
+            for field in &data.fields {
+                if !serde_item(&field.attrs)?.skip {
+                    kept.push(&field.ty);
+                }
+            }
+            let [inner] = kept[..] else {
+                return Err(syn::Error::new(
+                    ident.span(),
+                    "#[serde(transparent)] needs exactly one field that is not skipped",
+                ));
+            };
+            quote! { <#inner as ::toolsmith::__private::Describe>::describe(defs) }
+        }
         Data::Struct(data) => match &data.fields {
             Fields::Named(fields) => {
                 let fields = struct_fields(fields, &container, container.rename_all)?;
@@ -34,12 +54,6 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
                 // A newtype reads as the value it wraps.
                 let inner = &fields.unnamed[0].ty;
                 quote! { <#inner as ::toolsmith::__private::Describe>::describe(defs) }
-            }
-            Fields::Unnamed(fields) if container.transparent && fields.unnamed.is_empty() => {
-                return Err(syn::Error::new(
-                    ident.span(),
-                    "nothing to be transparent over",
-                ));
             }
             other => {
                 return Err(syn::Error::new(
@@ -146,6 +160,7 @@ fn struct_fields(
             ::toolsmith::__private::field(
                 #name,
                 <#ty as ::toolsmith::__private::Describe>::describe(defs),
+                <#ty as ::toolsmith::__private::Describe>::OPTIONAL,
                 #description,
                 #default,
             )

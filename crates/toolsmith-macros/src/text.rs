@@ -30,11 +30,24 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
 
+/// The lines of a doc comment, each with whether it is markdown (not inside a code fence, where
+/// `# use ...;` and `#[derive]` are code, not headings).
+fn markdown_lines(doc: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut fenced = false;
+    doc.lines().map(move |line| {
+        let fence = line.trim_start().starts_with("```") || line.trim_start().starts_with("~~~");
+        let markdown = !fenced && !fence;
+        if fence {
+            fenced = !fenced;
+        }
+        (line, markdown)
+    })
+}
+
 /// The description part of a doc comment: everything before its first markdown heading.
 pub fn description(doc: &str) -> Option<String> {
-    let end = doc
-        .lines()
-        .position(|line| line.starts_with('#'))
+    let end = markdown_lines(doc)
+        .position(|(line, markdown)| markdown && line.starts_with('#'))
         .unwrap_or(usize::MAX);
     let text: Vec<&str> = doc.lines().take(end).collect();
     let text = text.join("\n");
@@ -46,7 +59,10 @@ pub fn description(doc: &str) -> Option<String> {
 pub fn argument_docs(doc: &str) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut inside = false;
-    for line in doc.lines() {
+    for (line, markdown) in markdown_lines(doc) {
+        if !markdown {
+            continue;
+        }
         if let Some(heading) = line.strip_prefix('#') {
             inside = heading
                 .trim_start_matches('#')
@@ -281,6 +297,16 @@ mod tests {
             ]
         );
         assert_eq!(description(doc).as_deref(), Some("Looks up the weather."));
+    }
+
+    #[test]
+    fn code_blocks_do_not_end_the_description() {
+        let doc = "Looks something up.\n\n```\n# use foo;\n#[derive(Debug)]\nstruct X;\n```\nMore.\n\n# Arguments\n* `x` - An x.";
+        assert_eq!(
+            description(doc).as_deref(),
+            Some("Looks something up.\n\n```\n# use foo;\n#[derive(Debug)]\nstruct X;\n```\nMore.")
+        );
+        assert_eq!(argument_docs(doc), [("x".to_owned(), "An x.".to_owned())]);
     }
 
     #[test]

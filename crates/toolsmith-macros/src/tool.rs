@@ -72,11 +72,13 @@ pub fn expand_fn(options: ToolOptions, mut item: ItemFn) -> syn::Result<TokenStr
         false,
     )?;
     let vis = &item.vis;
-    let holder = format_ident!(
-        "{}",
-        pascal_case(&unraw(&item.sig.ident)),
-        span = item.sig.ident.span()
-    );
+    let holder = tool.options.type_name.clone().unwrap_or_else(|| {
+        format_ident!(
+            "{}",
+            pascal_case(&unraw(&item.sig.ident)),
+            span = item.sig.ident.span()
+        )
+    });
     let holder_doc = format!(
         "The `{}` tool: the function `{}` as a [`Tool`](::toolsmith::Tool).",
         tool.name, item.sig.ident
@@ -186,6 +188,13 @@ pub fn expand_toolset(options: ToolOptions, mut item: ItemImpl) -> syn::Result<T
         let Some(options) = take_tool_attribute(method)? else {
             continue;
         };
+        if let Some(type_name) = &options.type_name {
+            return Err(syn::Error::new(
+                type_name.span(),
+                "`type_name` names the struct a free function becomes; a toolset's methods are \
+                 tools of the toolset's own type",
+            ));
+        }
         let method_name = unraw(&method.sig.ident);
         let name = options
             .name
@@ -260,6 +269,11 @@ pub fn expand_toolset(options: ToolOptions, mut item: ItemImpl) -> syn::Result<T
     })
 }
 
+/// Whether `attr` is `#[name]`, however it is spelled (`#[tool]`, `#[toolsmith::tool]`).
+fn is_attribute(attr: &syn::Attribute, name: &str) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == name)
+}
+
 fn reject_generics(item: &ItemImpl) -> syn::Result<()> {
     if let Some(param) = item.generics.params.first() {
         return Err(syn::Error::new(
@@ -293,11 +307,11 @@ fn type_ident(ty: &Type) -> syn::Result<&Ident> {
 
 /// Removes `#[tool]`/`#[tool(...)]` from a method, returning its options when it had one.
 fn take_tool_attribute(method: &mut ImplItemFn) -> syn::Result<Option<ToolOptions>> {
-    let Some(index) = method.attrs.iter().position(|a| a.path().is_ident("tool")) else {
+    let Some(index) = method.attrs.iter().position(|a| is_attribute(a, "tool")) else {
         return Ok(None);
     };
     let attr = method.attrs.remove(index);
-    if let Some(second) = method.attrs.iter().find(|a| a.path().is_ident("tool")) {
+    if let Some(second) = method.attrs.iter().find(|a| is_attribute(a, "tool")) {
         return Err(syn::Error::new(
             second.span(),
             "a method takes one #[tool] attribute",
@@ -359,7 +373,7 @@ fn tool_fn(
                 let param_doc = doc_text(&typed.attrs);
                 typed
                     .attrs
-                    .retain(|a| !a.path().is_ident("param") && !a.path().is_ident("doc"));
+                    .retain(|a| !is_attribute(a, "param") && !a.path().is_ident("doc"));
                 let Pat::Ident(pat) = typed.pat.as_ref() else {
                     return Err(syn::Error::new(
                         typed.pat.span(),
@@ -390,6 +404,13 @@ fn tool_fn(
                     }
                     other => (erase_lifetimes(other.clone()), None),
                 };
+                if let Some(nested) = nested_reference(&stored) {
+                    return Err(syn::Error::new_spanned(
+                        nested,
+                        "a tool parameter cannot borrow inside its type: the tool owns what the \
+                         model sent, so use an owned type (`Option<String>`, not `Option<&str>`)",
+                    ));
+                }
                 let description = param_options
                     .description
                     .map(|d| d.value())
@@ -457,6 +478,21 @@ fn check_signature(sig: &Signature) -> syn::Result<()> {
     Ok(())
 }
 
+/// The first reference inside `ty` (a top-level `&T` has already been made owned).
+fn nested_reference(ty: &Type) -> Option<syn::TypeReference> {
+    struct Finder(Option<syn::TypeReference>);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            if self.0.is_none() {
+                self.0 = Some(reference.clone());
+            }
+        }
+    }
+    let mut finder = Finder(None);
+    syn::visit::Visit::visit_type(&mut finder, ty);
+    finder.0
+}
+
 /// Every lifetime in `ty` as `'_` (inferred), so the type can be named inside a function body.
 fn erase_lifetimes(mut ty: Type) -> Type {
     struct Eraser;
@@ -471,8 +507,10 @@ fn erase_lifetimes(mut ty: Type) -> Type {
     ty
 }
 
+/// The hidden constant holding a method's spec: named after the method exactly (two methods
+/// differ in name, so two constants do too).
 fn spec_const_ident(method: &Ident) -> Ident {
-    format_ident!("__TOOLSMITH_TOOL_{}", unraw(method).to_uppercase())
+    format_ident!("__toolsmith_tool_{}", unraw(method))
 }
 
 /// The hidden associated items of one tool: parameters, output, invoke, and its spec.
@@ -502,18 +540,40 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             ::toolsmith::__private::field(
                 #name,
                 <#stored as ::toolsmith::__private::Describe>::describe(defs),
+                <#stored as ::toolsmith::__private::Describe>::OPTIONAL,
                 #description,
                 #default,
             )
         }
     });
-    let idents: Vec<&Ident> = tool.params.iter().map(|p| &p.ident).collect();
-    let stored: Vec<&Type> = tool.params.iter().map(|p| &p.stored).collect();
+    // A parameter with a default reads it through serde too, so a default coercion cannot write
+    // (its type is not `Serialize`) is still filled in.
+    let mut default_fns = Vec::new();
+    let struct_fields: Vec<TokenStream> = tool
+        .params
+        .iter()
+        .map(|p| {
+            let (ident, stored) = (&p.ident, &p.stored);
+            match &p.default {
+                Some(expr) => {
+                    let function = format_ident!("__toolsmith_default_{}", unraw(ident));
+                    let path = function.to_string();
+                    default_fns.push(quote_spanned! {expr.span()=>
+                        fn #function() -> #stored { #expr }
+                    });
+                    quote! { #[serde(default = #path)] #ident: #stored }
+                }
+                None => quote! { #ident: #stored },
+            }
+        })
+        .collect();
     let arguments = tool.params.iter().map(|p| {
         let ident = &p.ident;
         match &p.borrowed {
-            Some(inner) => quote! { ::toolsmith::__private::Borrow::<#inner>::borrow(&#ident) },
-            None => quote! { #ident },
+            Some(inner) => {
+                quote! { ::toolsmith::__private::Borrow::<#inner>::borrow(&__toolsmith_parsed.#ident) }
+            }
+            None => quote! { __toolsmith_parsed.#ident },
         }
     });
     let call = match tool.receiver {
@@ -571,9 +631,11 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             #[derive(::toolsmith::__private::serde::Deserialize)]
             #[serde(crate = "::toolsmith::__private::serde")]
             #[allow(non_camel_case_types, non_snake_case)]
-            struct __ToolsmithArguments { #(#idents: #stored),* }
+            struct __ToolsmithArguments { #(#struct_fields),* }
+            #(#default_fns)*
             let _ = __toolsmith_this;
-            let (__ToolsmithArguments { #(#idents),* }, __toolsmith_repairs) =
+            // Fields, not bindings: a parameter named like the function must not shadow it.
+            let (__toolsmith_parsed, __toolsmith_repairs): (__ToolsmithArguments, _) =
                 ::toolsmith::__private::arguments::<__ToolsmithArguments>(
                     #name,
                     Self::#parameters_fn(),
@@ -588,6 +650,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
         }
 
         #[doc(hidden)]
+        #[allow(non_upper_case_globals)]
         const #spec_const: ::toolsmith::__private::ToolSpec<Self> = ::toolsmith::__private::ToolSpec {
             name: #name,
             description: #description,
@@ -693,12 +756,12 @@ pub fn strip_tool_attributes(item: proc_macro2::TokenStream) -> proc_macro2::Tok
     };
     for impl_item in &mut block.items {
         if let ImplItem::Fn(method) = impl_item {
-            method.attrs.retain(|a| !a.path().is_ident("tool"));
+            method.attrs.retain(|a| !is_attribute(a, "tool"));
             for input in &mut method.sig.inputs {
                 if let FnArg::Typed(typed) = input {
                     typed
                         .attrs
-                        .retain(|a| !a.path().is_ident("param") && !a.path().is_ident("doc"));
+                        .retain(|a| !is_attribute(a, "param") && !a.path().is_ident("doc"));
                 }
             }
         }

@@ -39,6 +39,10 @@ use crate::ty::{Definitions, IntegerType, NumberType, Type, TypeGraph};
     note = "derive it with `#[derive(ToolType)]` (with serde's `Deserialize`), or implement `Describe` by hand"
 )]
 pub trait Describe {
+    /// Whether a field of this type may be left out, as serde reads a missing `Option<T>` field
+    /// as `None`. `false` unless the impl says otherwise; `Option<T>` says `true`.
+    const OPTIONAL: bool = false;
+
     /// The type of `Self`, adding any named types it needs to `defs`.
     fn describe(defs: &mut Definitions) -> Type;
 
@@ -172,6 +176,8 @@ impl Describe for f64 {
 }
 
 impl<T: Describe> Describe for Option<T> {
+    const OPTIONAL: bool = true;
+
     fn describe(defs: &mut Definitions) -> Type {
         Type::nilable(T::describe(defs))
     }
@@ -190,12 +196,16 @@ impl<T: Describe> Describe for [T] {
 }
 
 impl<T: Describe + ?Sized> Describe for Box<T> {
+    const OPTIONAL: bool = T::OPTIONAL;
+
     fn describe(defs: &mut Definitions) -> Type {
         T::describe(defs)
     }
 }
 
 impl<T: Describe + ?Sized> Describe for &T {
+    const OPTIONAL: bool = T::OPTIONAL;
+
     fn describe(defs: &mut Definitions) -> Type {
         T::describe(defs)
     }

@@ -60,7 +60,9 @@ pub use toolset::Toolset;
 ///   `Option<T>` field is optional (and nilable); `#[serde(default)]` (on the field or the
 ///   struct) and `#[serde(default = "path")]` make a field optional, with its default written in
 ///   the schema and filled in by coercion where the field's type is `Serialize`; `rename`, `rename_all` and `skip` are honoured.
-/// - A newtype (`struct Email(String)`) is the type it wraps.
+/// - A newtype (`struct Email(String)`), or a `#[serde(transparent)]` struct, is the type it
+///   wraps; a type with `#[serde(from = "T")]` or `try_from` is described as `T`, which is what
+///   serde reads.
 /// - An enum of unit variants is a string enum of the names serde reads (`rename`,
 ///   `rename_all`); `#[serde(alias)]` spellings are accepted as aliases. Other derives beside it
 ///   (strum's, say) do not matter: serde's spelling is what the model sends.
@@ -71,7 +73,9 @@ pub use toolset::Toolset;
 ///
 /// What the derive cannot describe faithfully is a compile error: `#[serde(flatten)]`, custom
 /// deserializers (`with`, `deserialize_with`), `untagged` or adjacently tagged enums, tuple
-/// structs of more than one field.
+/// structs of more than one field. The description follows what serde *reads*; a type also used
+/// as a tool's output should not rename or skip fields for serialization only, or its output will
+/// not match its own output schema.
 ///
 /// ```
 /// use serde::Deserialize;
@@ -109,8 +113,9 @@ pub use toolsmith_macros::ToolType;
 /// (derive it with [`ToolType`]), `Option<T>` parameters are optional, and
 /// `#[param(default = expr)]` declares a default. A parameter is described by its own `///`
 /// comment, by `#[param(description = "...")]`, or by an entry of an `# Arguments` list in the
-/// function's doc comment (`` * `city` - The city. ``). `&str` and other `&T` parameters work
-/// (the tool owns the value and lends it).
+/// function's doc comment (`` * `city` - The city. ``). A `&str` or other `&T` parameter works
+/// (the tool owns the value and lends it); a borrow inside a parameter's type (`Option<&str>`)
+/// is a compile error that asks for the owned type.
 ///
 /// Options: `name = "..."` (default: the function's name; for an impl block, the type's name in
 /// snake_case), `description = "..."` (default: the doc comment's text before its first
@@ -120,7 +125,8 @@ pub use toolsmith_macros::ToolType;
 /// not registered) and `register = false`.
 ///
 /// A free function `weather_lookup` becomes the unit struct `WeatherLookup` (PascalCase of its
-/// name), which implements `Tool`; an impl block makes its own type implement `Tool`. Both are
+/// name; `type_name = "..."` names it otherwise, say when a type of that name exists already),
+/// which implements `Tool`; an impl block makes its own type implement `Tool`. Both are
 /// registered in [`registry()`]. The function may return `String` (or other text), `()`, a
 /// [`ToolOutput`], any `T: Serialize` (structured output; with `Describe` also the tool's output
 /// type), or a `Result` of one of these whose error implements `Display` (a

@@ -134,18 +134,18 @@ pub fn parameters(build: impl FnOnce(&mut Definitions) -> Vec<Field>) -> TypeGra
     }
 }
 
-/// A field for a parameter or struct field: optional when its type is nilable (serde reads a
-/// missing `Option` as `None`) or when it has a default.
+/// A field for a parameter or struct field: optional when serde reads its absence
+/// ([`Describe::OPTIONAL`], an `Option`) or when it has a default.
 pub fn field(
     name: &str,
     ty: Type,
+    optional: bool,
     description: Option<&str>,
     default: Option<Option<Value>>,
 ) -> Field {
-    let nilable = matches!(ty, Type::Nilable(_));
     let mut field = Field::new(name, ty);
     field.description = description.map(str::to_owned);
-    if nilable {
+    if optional {
         field = field.optional();
     }
     match default {

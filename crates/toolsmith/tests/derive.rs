@@ -261,3 +261,66 @@ fn recursive_type_refers_to_itself_and_coerces_at_depth() {
     );
     assert_eq!(tree.children[0].children[0].label, "3");
 }
+
+#[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
+#[serde(transparent)]
+struct Wrapped {
+    inner: String,
+    #[serde(skip)]
+    cache: Option<u8>,
+}
+
+#[test]
+fn transparent_struct_is_its_one_field() {
+    assert_eq!(Wrapped::type_graph().root, Type::string());
+    assert_eq!(
+        through::<Wrapped>(json!("x")),
+        Wrapped {
+            inner: "x".into(),
+            cache: None
+        }
+    );
+}
+
+#[derive(Deserialize, toolsmith::ToolType)]
+struct Raw {
+    v: String,
+}
+
+#[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
+#[serde(from = "Raw")]
+struct Converted {
+    value: String,
+}
+
+impl From<Raw> for Converted {
+    fn from(raw: Raw) -> Self {
+        Converted {
+            value: raw.v.to_uppercase(),
+        }
+    }
+}
+
+#[test]
+fn a_type_serde_reads_from_another_is_described_as_that_other() {
+    assert_eq!(schema::<Converted>()["required"], json!(["v"]));
+    assert_eq!(
+        through::<Converted>(json!({"v": "a"})),
+        Converted { value: "A".into() }
+    );
+}
+
+#[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
+struct Patch {
+    id: u32,
+    extra: Option<Value>,
+}
+
+#[test]
+fn an_optional_untyped_field_may_be_left_out() {
+    assert_eq!(schema::<Patch>()["required"], json!(["id"]));
+    assert_eq!(
+        through::<Patch>(json!({"id": 1})),
+        Patch { id: 1, extra: None }
+    );
+}

@@ -295,3 +295,78 @@ fn call_schema_uses_the_tool_name_and_description() {
         }})
     );
 }
+
+#[derive(Debug, serde::Deserialize, toolsmith::ToolType)]
+#[serde(rename_all = "snake_case")]
+enum Speed {
+    Slow,
+    Fast,
+}
+
+/// Moves at a speed.
+#[toolsmith::tool]
+fn go(#[param(default = Speed::Slow)] speed: Speed, note: Option<Value>) -> String {
+    format!("{speed:?} {note:?}")
+}
+
+#[test]
+fn a_default_whose_type_is_not_serialize_is_still_filled_in() {
+    let schema = Go.call_schema_object().unwrap();
+    assert_eq!(schema["required"], json!([]));
+    assert!(schema["properties"]["speed"].get("default").is_none());
+    assert_eq!(testing::call_text(&Go, json!({})).unwrap(), "Slow None");
+    assert_eq!(
+        testing::call_text(&Go, json!({"speed": "FAST", "note": 1})).unwrap(),
+        "Fast Some(Number(1))"
+    );
+}
+
+/// Named apart from the type it takes.
+#[toolsmith::tool(type_name = "ConfigTool")]
+fn config(config: Config) -> String {
+    config.key
+}
+
+#[derive(serde::Deserialize, toolsmith::ToolType)]
+struct Config {
+    key: String,
+}
+
+#[test]
+fn type_name_names_the_struct_a_function_becomes() {
+    assert_eq!(ConfigTool.name(), "config");
+    assert_eq!(
+        testing::call_text(&ConfigTool, json!({"config": {"key": "k"}})).unwrap(),
+        "k"
+    );
+}
+
+#[derive(Default)]
+struct Cased;
+
+#[toolsmith::toolset]
+impl Cased {
+    /// Lower.
+    #[toolsmith::tool]
+    fn get(&self) -> u8 {
+        1
+    }
+    /// Upper.
+    #[toolsmith::tool(name = "cased_get_upper")]
+    #[allow(non_snake_case)]
+    fn GET(&self) -> u8 {
+        2
+    }
+}
+
+#[test]
+fn toolset_methods_marked_by_full_path_and_differing_in_case_are_two_tools() {
+    use toolsmith::Toolset;
+    let tools = Cased::to_tools();
+    let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["cased_get", "cased_get_upper"]);
+    assert_eq!(
+        testing::call_text(tools[1].as_ref(), json!({})).unwrap(),
+        "2"
+    );
+}
