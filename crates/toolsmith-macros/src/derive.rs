@@ -23,18 +23,14 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
             quote! { <#from as ::toolsmith::__private::Describe>::describe(defs) }
         }
         Data::Struct(data) if container.transparent => {
-            let mut kept = Vec::new();
-            for field in &data.fields {
-                if !serde_item(&field.attrs)?.skip {
-                    kept.push(&field.ty);
-                }
-            }
-            let [inner] = kept[..] else {
+            let fields = kept(&data.fields, |f| &f.attrs)?;
+            let [(field, _)] = fields[..] else {
                 return Err(syn::Error::new(
                     ident.span(),
                     "#[serde(transparent)] needs exactly one field that is not skipped",
                 ));
             };
+            let inner = &field.ty;
             quote! { <#inner as ::toolsmith::__private::Describe>::describe(defs) }
         }
         Data::Struct(data) => match &data.fields {
@@ -94,6 +90,22 @@ pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     })
 }
 
+/// The items (fields or variants) serde reads, each with its serde attributes: `skip`ped ones
+/// left out.
+fn kept<'a, T: 'a>(
+    items: impl IntoIterator<Item = &'a T>,
+    attrs: impl Fn(&T) -> &[syn::Attribute],
+) -> syn::Result<Vec<(&'a T, SerdeItem)>> {
+    let mut out = Vec::new();
+    for item in items {
+        let serde = serde_item(attrs(item))?;
+        if !serde.skip {
+            out.push((item, serde));
+        }
+    }
+    Ok(out)
+}
+
 /// A named definition: built once, referred to everywhere (which is how recursion ends).
 fn named(build: TokenStream) -> TokenStream {
     quote! {
@@ -132,11 +144,7 @@ fn struct_fields(
     rule: Option<RenameRule>,
 ) -> syn::Result<Vec<TokenStream>> {
     let mut out = Vec::new();
-    for field in &fields.named {
-        let serde = serde_item(&field.attrs)?;
-        if serde.skip {
-            continue;
-        }
+    for (field, serde) in kept(&fields.named, |f| &f.attrs)? {
         let Some(ident) = &field.ident else {
             continue;
         };
@@ -258,11 +266,7 @@ fn string_enum(
     doc: Option<&str>,
 ) -> syn::Result<TokenStream> {
     let mut variants = Vec::new();
-    for variant in &data.variants {
-        let serde = serde_item(&variant.attrs)?;
-        if serde.skip {
-            continue;
-        }
+    for (variant, serde) in kept(&data.variants, |v| &v.attrs)? {
         if serde.other {
             return Err(syn::Error::new(
                 variant.ident.span(),
@@ -296,11 +300,7 @@ fn tagged_enum(
     doc: Option<&str>,
 ) -> syn::Result<TokenStream> {
     let mut variants = Vec::new();
-    for variant in &data.variants {
-        let serde = serde_item(&variant.attrs)?;
-        if serde.skip {
-            continue;
-        }
+    for (variant, serde) in kept(&data.variants, |v| &v.attrs)? {
         let tag = variant_name(&variant.ident, &serde, container.rename_all);
         let variant_doc = option_str(
             doc_text(&variant.attrs)
