@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, fuzz, process};
+use crate::{Error, fuzz, peers, process};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
@@ -16,6 +16,8 @@ enum Check {
         env: &'static [(&'static str, &'static str)],
     },
     Fuzz,
+    /// `cargo xtask setup`: the peers the tests run against.
+    Setup,
 }
 
 const STEPS: &[(&str, Check)] = &[
@@ -26,6 +28,7 @@ const STEPS: &[(&str, Check)] = &[
             env: &[],
         },
     ),
+    ("setup", Check::Setup),
     (
         "clippy",
         Check::Cargo {
@@ -44,7 +47,8 @@ const STEPS: &[(&str, Check)] = &[
         "test",
         Check::Cargo {
             args: &["test", "--workspace"],
-            env: &[],
+            // A test whose peer is missing fails here instead of skipping.
+            env: &[("TOOLSMITH_REQUIRE_PEERS", "1")],
         },
     ),
     (
@@ -74,6 +78,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
                 process::run(&mut command)
             }
             Check::Fuzz => fuzz_smoke(root),
+            Check::Setup => peers::ensure(root).map(|_| ()),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = result {
@@ -115,7 +120,7 @@ mod tests {
     #[test]
     fn steps_run_in_the_documented_order() {
         let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
-        assert_eq!(names, ["fmt", "clippy", "test", "doc", "fuzz"]);
+        assert_eq!(names, ["fmt", "setup", "clippy", "test", "doc", "fuzz"]);
     }
 
     #[test]

@@ -4,15 +4,18 @@
 //!   doctests, docs without warnings, a short fuzz run);
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
-//! - `bench`: the benchmarks, output passed through.
+//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv);
+//! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through.
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
 //! argument vector, never through a shell. Exit codes: 0 success (or a task that honestly
 //! skipped, saying why), 1 a failed step, 2 a usage error.
 
+mod bench;
 mod ci;
 mod fuzz;
+mod peers;
 mod process;
 
 use std::path::{Path, PathBuf};
@@ -22,16 +25,14 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  ci                          fmt check, clippy -D warnings, tests (with doctests),
-                              docs without warnings, then a 20 s fuzz run per target
+  ci                          fmt check, peer set-up, clippy -D warnings, tests (with
+                              doctests), docs without warnings, then a 20 s fuzz run per target
+  setup                       install the peers tests run against into target/peers/venv
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
                               for N seconds each (default 20)
   deny                        cargo deny check licenses bans sources (skipped without cargo-deny)
-  bench                       run the benchmarks
+  bench [NAME...]             run the benchmarks (all when no NAME is given)
   help                        print this message";
-
-/// The benchmarks `cargo xtask bench` runs, as (package, bench target).
-const BENCHES: &[(&str, &str)] = &[("toolsmith-types", "coerce"), ("toolsmith", "registry")];
 
 /// Why a task did not succeed.
 #[derive(Debug, PartialEq, Eq)]
@@ -57,7 +58,8 @@ enum Task {
     Ci,
     Fuzz(fuzz::Options),
     Deny,
-    Bench,
+    Setup,
+    Bench(Vec<String>),
     Help,
 }
 
@@ -91,7 +93,8 @@ fn parse(args: &[String]) -> Result<Task, Error> {
         "ci" => no_options(Task::Ci),
         "fuzz" => fuzz::Options::parse(rest).map(Task::Fuzz),
         "deny" => no_options(Task::Deny),
-        "bench" => no_options(Task::Bench),
+        "setup" => no_options(Task::Setup),
+        "bench" => bench::parse(rest).map(Task::Bench),
         "help" | "-h" | "--help" => Ok(Task::Help),
         other => Err(Error::Usage(format!("unknown task `{other}`"))),
     }
@@ -102,7 +105,8 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
         Task::Ci => ci::run(root),
         Task::Fuzz(options) => fuzz::run(root, &options),
         Task::Deny => deny(root),
-        Task::Bench => bench(root),
+        Task::Setup => peers::ensure(root).map(|_| ()),
+        Task::Bench(names) => bench::run(root, &names),
         Task::Help => {
             println!("{USAGE}");
             Ok(())
@@ -132,17 +136,6 @@ fn deny(root: &Path) -> Result<(), Error> {
     process::run(&mut command)
 }
 
-fn bench(root: &Path) -> Result<(), Error> {
-    for (package, bench) in BENCHES {
-        let mut command = Command::new(process::cargo());
-        command
-            .args(["bench", "-p", package, "--bench", bench])
-            .current_dir(root);
-        process::run(&mut command)?;
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,7 +148,8 @@ mod tests {
     fn simple_tasks_parse() {
         assert_eq!(parse(&args(&["ci"])), Ok(Task::Ci));
         assert_eq!(parse(&args(&["deny"])), Ok(Task::Deny));
-        assert_eq!(parse(&args(&["bench"])), Ok(Task::Bench));
+        assert_eq!(parse(&args(&["setup"])), Ok(Task::Setup));
+        assert_eq!(parse(&args(&["bench"])), Ok(Task::Bench(Vec::new())));
         assert_eq!(parse(&args(&["--help"])), Ok(Task::Help));
     }
 
