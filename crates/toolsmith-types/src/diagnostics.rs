@@ -192,7 +192,8 @@ pub enum ErrorCode {
     JsonInvalid,
     /// Arguments are valid JSON but not an object.
     ArgumentsType,
-    /// An object in argument text has the same key twice.
+    /// An object in argument text has the same key twice, a map the same key in two entries, or
+    /// a struct one field under two of its names (its name and an alias).
     DuplicateKey,
     /// A required field is missing.
     Missing,
@@ -439,15 +440,22 @@ impl IntoIterator for CoerceErrors {
 
 /// The candidate nearest to `given` when it is close enough to be a likely typo.
 ///
+/// A `given` longer than 256 bytes is no typo of a name and gets no suggestion, so the cost of a
+/// suggestion never grows with what was sent.
+///
 /// ```
 /// let near = toolsmith_types::did_you_mean("hgih", ["low", "medium", "high"]);
 /// assert_eq!(near.as_deref(), Some("high"));
 /// assert_eq!(toolsmith_types::did_you_mean("zzzzzz", ["low", "high"]), None);
+/// assert_eq!(toolsmith_types::did_you_mean(&"high".repeat(100), ["high"]), None);
 /// ```
 pub fn did_you_mean<'a>(
     given: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
+    if given.len() > MAX_TYPO_BYTES {
+        return None;
+    }
     let given = given.to_lowercase();
     candidates
         .into_iter()
@@ -456,6 +464,9 @@ pub fn did_you_mean<'a>(
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c.to_owned())
 }
+
+/// The longest text, in bytes, that [`did_you_mean`] compares with the candidates.
+const MAX_TYPO_BYTES: usize = 256;
 
 /// A path as a model reads it: `` `metadata.tags[2]` ``, or `arguments` for the root.
 fn display_path(pointer: &str) -> String {

@@ -991,6 +991,7 @@ impl<'s> Importer<'s> {
                 description,
                 default,
                 required: required.contains(&name.as_str()),
+                aliases: Vec::new(),
             });
         }
         Type::Struct(out)

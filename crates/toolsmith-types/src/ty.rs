@@ -380,6 +380,10 @@ pub struct Field {
     pub default: Option<Value>,
     /// Whether the field must be present.
     pub required: bool,
+    /// Other keys the field is read from (serde's `alias`): accepted as they are, without a
+    /// repair, and written under [`name`](Field::name) in the canonical value. Schemas list only
+    /// the name.
+    pub aliases: Vec<String>,
 }
 
 impl Field {
@@ -391,6 +395,7 @@ impl Field {
             description: None,
             default: None,
             required: true,
+            aliases: Vec::new(),
         }
     }
 
@@ -403,6 +408,12 @@ impl Field {
     /// Makes the field optional.
     pub fn optional(mut self) -> Self {
         self.required = false;
+        self
+    }
+
+    /// Adds a key the field is also read from.
+    pub fn alias(mut self, alias: impl Into<String>) -> Self {
+        self.aliases.push(alias.into());
         self
     }
 

@@ -277,10 +277,14 @@ impl<'g> Resolved<'g> {
     }
 }
 
-/// Whether `key` folds (case and word style aside) to the name of a field of `st`.
+/// Whether `key` is an alias of a field of `st`, or names a field or alias in another case or
+/// word style.
 fn names_a_field_loosely(st: &StructType, key: &str) -> bool {
     let folded = fold_style(key);
-    st.fields.iter().any(|f| fold_style(&f.name) == folded)
+    let same_style = |name: &String| folded.is_some() && fold_style(name) == folded;
+    st.fields
+        .iter()
+        .any(|f| f.aliases.iter().any(|a| a == key || same_style(a)) || same_style(&f.name))
 }
 
 /// Whether `s` is exactly one of the string values of `et` (an alias is not canonical).

@@ -1,6 +1,7 @@
 //! Values with parts: structs, tagged and untagged unions, arrays and maps.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
@@ -41,27 +42,48 @@ impl<'v> Slot<'v> {
     }
 }
 
-/// The field that `key` names in another case or style, when that is unambiguous: exactly one
-/// declared field folds to the same name, it is not also sent under its own name, and no other
-/// sent key folds to it.
-fn rename_target(st: &StructType, input: &Map<String, Value>, key: &str) -> Option<usize> {
-    if key == TYPE_TAG {
-        return None;
-    }
-    let folded = fold_style(key);
-    let mut target = None;
-    for (index, field) in st.fields.iter().enumerate() {
-        if fold_style(&field.name) == folded {
-            if target.is_some() {
-                return None;
+/// The fields of one struct by the keys that name them: their names and aliases as declared,
+/// and in canonical word style ([`fold_style`]). Built once per struct type in one coercion, so
+/// that each key costs one lookup however many fields and keys there are.
+pub(super) struct StyledNames {
+    /// Declared names and aliases.
+    exact: HashMap<String, usize, foldhash::fast::RandomState>,
+    /// Names and aliases in canonical word style; `None` where two fields share one.
+    styled: HashMap<String, Option<usize>, foldhash::fast::RandomState>,
+}
+
+impl StyledNames {
+    fn of(st: &StructType) -> Self {
+        let mut exact = HashMap::default();
+        let mut styled: HashMap<String, Option<usize>, _> = HashMap::default();
+        for (index, field) in st.fields.iter().enumerate() {
+            for name in std::iter::once(&field.name).chain(&field.aliases) {
+                exact.entry(name.clone()).or_insert(index);
+                if let Some(folded) = fold_style(name) {
+                    styled
+                        .entry(folded)
+                        .and_modify(|seen| {
+                            if *seen != Some(index) {
+                                *seen = None;
+                            }
+                        })
+                        .or_insert(Some(index));
+                }
             }
-            target = Some(index);
         }
+        StyledNames { exact, styled }
     }
-    let index = target?;
-    let unambiguous = !input.contains_key(&st.fields[index].name)
-        && input.keys().filter(|k| fold_style(k) == folded).count() == 1;
-    unambiguous.then_some(index)
+
+    /// The field `key` names, as declared or in another case or style.
+    fn field_of(&self, key: &str) -> Option<usize> {
+        if key == TYPE_TAG {
+            return None;
+        }
+        self.exact
+            .get(key)
+            .copied()
+            .or_else(|| self.styled.get(&fold_style(key)?).copied().flatten())
+    }
 }
 
 /// Whether `item` is one `{"key": .., "value": ..}` entry of a map sent as an array.
@@ -93,6 +115,31 @@ impl<'g> Coercer<'g> {
         }
     }
 
+    /// The declared names of `st`, by the keys that name them.
+    fn styled_names(&mut self, st: &'g StructType) -> &StyledNames {
+        self.styles
+            .entry(std::ptr::from_ref(st))
+            .or_insert_with(|| StyledNames::of(st))
+    }
+
+    /// The field each key of `input` (in order) names under an alias or in another case or
+    /// style, where that is unambiguous: no other key names the same field (under its name, an
+    /// alias, or in some style). One lookup a key.
+    fn restyled(&mut self, st: &'g StructType, input: &Map<String, Value>) -> Vec<Option<usize>> {
+        let names = self.styled_names(st);
+        let mut targets: Vec<Option<usize>> = input.keys().map(|k| names.field_of(k)).collect();
+        let mut keys_naming = vec![0u32; st.fields.len()];
+        for &index in targets.iter().flatten() {
+            keys_naming[index] = keys_naming[index].saturating_add(1);
+        }
+        for target in &mut targets {
+            if target.is_some_and(|index| keys_naming[index] != 1) {
+                *target = None;
+            }
+        }
+        targets
+    }
+
     /// The fields of `st` from `input`; `tag` is set when a tagged union chose this struct (the
     /// canonical value then starts with it, and the sent `_type` is not a field).
     fn object(
@@ -113,6 +160,9 @@ impl<'g> Coercer<'g> {
         let mut same = true;
         // Keys usually arrive in declaration order: try the next field first.
         let mut next = 0;
+        // What each key names, worked out for all keys at once the first time a key is not a
+        // declared name.
+        let mut restyled: Option<Vec<Option<usize>>> = None;
         for (position, (key, value)) in input.iter().enumerate() {
             let key_path = path.key(key);
             let index = if fields.get(next).is_some_and(|f| f.name == *key) {
@@ -120,17 +170,32 @@ impl<'g> Coercer<'g> {
             } else {
                 fields.iter().position(|f| f.name == *key)
             };
-            if let Some(index) = index {
-                same &= index >= next && extra.is_empty();
-                next = index + 1;
-                ok &= self.field(&fields[index], &mut slots[index], value, &key_path);
+            // serde reads an alias as the field itself: no repair.
+            let alias = match (index, key.as_str()) {
+                (Some(_), _) | (None, TYPE_TAG) => None,
+                (None, _) => self.styled_names(st).exact.get(key.as_str()).copied(),
+            };
+            if let Some(index) = index.or(alias) {
+                if alias.is_some() {
+                    same = false;
+                } else {
+                    same &= index >= next && extra.is_empty();
+                    next = index + 1;
+                }
+                ok &= if matches!(slots[index], Slot::Empty) {
+                    self.field(&fields[index], &mut slots[index], value, &key_path)
+                } else {
+                    self.sent_twice(&fields[index], &key_path)
+                };
             } else if let (TYPE_TAG, Some(tag)) = (key.as_str(), tag) {
                 // Chosen by the union already; canonical only as the first key, spelled exactly.
                 same &= position == 0 && value.as_str() == Some(tag);
             } else if let (TYPE_TAG, Some(name)) = (key.as_str(), &st.name) {
                 same = false;
                 ok &= self.struct_tag(name, value, &key_path);
-            } else if let Some(index) = rename_target(st, input, key) {
+            } else if let Some(index) =
+                restyled.get_or_insert_with(|| self.restyled(st, input))[position]
+            {
                 same = false;
                 let from = Value::String(key.clone());
                 let to = Value::String(fields[index].name.clone());
@@ -257,6 +322,18 @@ impl<'g> Coercer<'g> {
         !matches!(slot, Slot::Failed)
     }
 
+    /// A field sent under two of its names (its name and an alias, or two aliases), which serde
+    /// refuses as a duplicate field.
+    fn sent_twice(&mut self, field: &Field, path: &Path<'_>) -> bool {
+        let expected = format!(
+            "`{}` once, under its name or one of its aliases ({})",
+            field.name,
+            field.aliases.join(", ")
+        );
+        self.error(path, ErrorCode::DuplicateKey, None, expected);
+        false
+    }
+
     /// A `_type` sent to a named struct: its own name is accepted (and dropped).
     fn struct_tag(&mut self, name: &str, value: &Value, path: &Path<'_>) -> bool {
         match value.as_str() {
@@ -266,7 +343,7 @@ impl<'g> Coercer<'g> {
                 self.repair(path, RepairCode::UnionTagCase, A_TYPE_NAME, value, &to)
             }
             _ => {
-                let allowed = vec![name.to_owned()];
+                let allowed = || vec![name.to_owned()];
                 self.fail_allowed(
                     path,
                     ErrorCode::UnionTagInvalid,
@@ -289,12 +366,13 @@ impl<'g> Coercer<'g> {
                 true
             }
             UnknownKeys::Reject => {
-                let allowed = st.fields.iter().map(|f| f.name.clone()).collect();
+                // Built only while errors are kept: past the cap, an unknown key costs a count.
                 let code = ErrorCode::ExtraForbidden;
-                let error =
+                self.push_error(code, || {
+                    let allowed = st.fields.iter().map(|f| f.name.clone()).collect();
                     CoerceError::new(path.render(), code, Some(abridged(value)), A_DECLARED_FIELD)
-                        .with_allowed(allowed, Some(key));
-                self.errors.push(error);
+                        .with_allowed(allowed, Some(key))
+                });
                 false
             }
         }
@@ -333,7 +411,7 @@ impl<'g> Coercer<'g> {
                         variant
                     }
                     _ => {
-                        let tags = tu.variants.iter().map(|v| v.tag.clone()).collect();
+                        let tags = || tu.variants.iter().map(|v| v.tag.clone()).collect();
                         let code = ErrorCode::UnionTagInvalid;
                         return self.fail_allowed(&tag_path, code, given, A_TYPE_NAME, tags);
                     }
@@ -376,16 +454,13 @@ impl<'g> Coercer<'g> {
                     .flatten()
             }
             _ => {
-                let tags = tu.variants.iter().map(|v| v.tag.clone()).collect();
-                let expected = "an object with a `_type` field naming its kind";
-                let error = CoerceError::new(
-                    path.render(),
-                    ErrorCode::UnionTagNotFound,
-                    Some(abridged(input)),
-                    expected,
-                )
-                .with_allowed(tags, None);
-                self.errors.push(error);
+                let code = ErrorCode::UnionTagNotFound;
+                self.push_error(code, || {
+                    let tags = tu.variants.iter().map(|v| v.tag.clone()).collect();
+                    let expected = "an object with a `_type` field naming its kind";
+                    CoerceError::new(path.render(), code, Some(abridged(input)), expected)
+                        .with_allowed(tags, None)
+                });
                 None
             }
         }

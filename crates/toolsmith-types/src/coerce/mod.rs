@@ -16,13 +16,15 @@ mod path;
 mod scalar;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
 use crate::policy::{Mode, Policy};
-use crate::ty::{Type, TypeGraph};
+use crate::ty::{StructType, Type, TypeGraph};
 
+use compound::StyledNames;
 use path::Path;
 
 pub(crate) use canonical::is_canonical_text;
@@ -88,13 +90,45 @@ pub fn coerce_owned(
     }))
 }
 
-/// Text folded for matching across case and word style: lowercase, without `_`, `-` or spaces,
-/// so `In-Progress`, `in_progress` and `inProgress` agree (for enum values and field names).
-fn fold_style(text: &str) -> String {
-    text.chars()
-        .filter(|c| !matches!(c, '_' | '-' | ' '))
-        .flat_map(char::to_lowercase)
-        .collect()
+/// `text` in one canonical word style, for matching names across case and word style: its words,
+/// lowercased, joined by `_`; `None` when `text` is not words written in one style.
+///
+/// A word ends at a separator (`_`, `-` or a space) or at a change of case (`inProgress`,
+/// `HTTPServer`). Words are never split or joined: the text uses one kind of separator, exactly
+/// one between two words and none at either end, so `In-Progress`, `IN_PROGRESS`,
+/// `in progress` and `inProgress` all read `in_progress`, while `i_n_progress`, `--done--` and
+/// `d o n e` do not read as `in_progress` or `done`.
+fn fold_style(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 4);
+    let mut separator = None;
+    // Whether the previous character ended a word with a separator (or nothing came yet).
+    let mut at_start = true;
+    let mut chars = text.chars().peekable();
+    let mut previous: Option<char> = None;
+    while let Some(c) = chars.next() {
+        if matches!(c, '_' | '-' | ' ') {
+            if at_start || separator.is_some_and(|s| s != c) {
+                return None;
+            }
+            separator = Some(c);
+            out.push('_');
+            at_start = true;
+            previous = None;
+            continue;
+        }
+        if let Some(p) = previous {
+            let next_is_lower = chars.peek().is_some_and(|n| n.is_lowercase());
+            let camel = c.is_uppercase()
+                && (p.is_lowercase() || p.is_ascii_digit() || (p.is_uppercase() && next_is_lower));
+            if camel {
+                out.push('_');
+            }
+        }
+        out.extend(c.to_lowercase());
+        at_start = false;
+        previous = Some(c);
+    }
+    (!at_start).then_some(out)
 }
 
 /// Most steps taken at one place in the input without descending into it (following a
@@ -134,7 +168,13 @@ struct Coercer<'g> {
     graph: &'g TypeGraph,
     policy: &'g Policy,
     repairs: Vec<Repair>,
+    /// The errors kept, never more than the policy's `max_errors`.
     errors: Vec<CoerceError>,
+    /// The errors found past that cap: counted, never built.
+    cut: Cut,
+    /// Each struct's fields by their names in canonical word style, built the first time a key
+    /// of that struct is not a declared name (keyed by the struct's address in the graph).
+    styles: HashMap<*const StructType, StyledNames, foldhash::fast::RandomState>,
     /// How many speculative coercions enclose the current step.
     trial_depth: u32,
     /// Steps taken inside speculative coercions so far.
@@ -152,12 +192,50 @@ const BASE_TRIAL_STEPS: usize = 1 << 14;
 /// Speculative steps allowed for each step outside speculation.
 const TRIAL_STEPS_PER_STEP: usize = 16;
 
+/// Errors found once [`Limits::max_errors`](crate::Limits::max_errors) were kept already: what a
+/// speculative coercion needs to know of them (whether they were only refused repairs, whether a
+/// limit was hit), without building them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Cut {
+    /// How many.
+    count: usize,
+    /// How many were not `repair_refused`.
+    not_refused: usize,
+    /// How many were `too_deep` or `too_large`.
+    limits: usize,
+}
+
+impl Cut {
+    fn add(&mut self, code: ErrorCode) {
+        self.count += 1;
+        self.not_refused += usize::from(code != ErrorCode::RepairRefused);
+        self.limits += usize::from(matches!(code, ErrorCode::TooDeep | ErrorCode::TooLarge));
+    }
+
+    /// What was cut since `before`.
+    fn since(self, before: Cut) -> Cut {
+        Cut {
+            count: self.count - before.count,
+            not_refused: self.not_refused - before.not_refused,
+            limits: self.limits - before.limits,
+        }
+    }
+
+    fn extend(&mut self, other: Cut) {
+        self.count += other.count;
+        self.not_refused += other.not_refused;
+        self.limits += other.limits;
+    }
+}
+
 /// The diagnostics of a speculative coercion (a union member, a tag inference), kept aside until
 /// the caller decides whether they count.
 struct Trial {
     value: Option<Out>,
     repairs: Vec<Repair>,
     errors: Vec<CoerceError>,
+    /// Its errors past the cap.
+    cut: Cut,
     /// Speculative steps taken inside it (nested trials included).
     steps: usize,
 }
@@ -165,19 +243,25 @@ struct Trial {
 impl Trial {
     /// Accepted as it is: no repair, no error.
     fn is_clean(&self) -> bool {
-        self.value.is_some() && self.repairs.is_empty() && self.errors.is_empty()
+        self.value.is_some()
+            && self.repairs.is_empty()
+            && self.errors.is_empty()
+            && self.cut.count == 0
     }
 
     /// Failed on a limit of the policy (nesting or size) somewhere inside.
     fn hit_a_limit(&self) -> bool {
-        self.errors
-            .iter()
-            .any(|e| matches!(e.code, ErrorCode::TooDeep | ErrorCode::TooLarge))
+        self.cut.limits > 0
+            || self
+                .errors
+                .iter()
+                .any(|e| matches!(e.code, ErrorCode::TooDeep | ErrorCode::TooLarge))
     }
 
     /// Accepted, possibly with repairs; under a strict policy, failing only for refused repairs.
     fn is_acceptable(&self) -> bool {
-        (self.value.is_some() || !self.errors.is_empty())
+        (self.value.is_some() || !self.errors.is_empty() || self.cut.count > 0)
+            && self.cut.not_refused == 0
             && self
                 .errors
                 .iter()
@@ -192,6 +276,8 @@ impl<'g> Coercer<'g> {
             policy,
             repairs: Vec::new(),
             errors: Vec::new(),
+            cut: Cut::default(),
+            styles: HashMap::default(),
             trial_depth: 0,
             trial_steps: 0,
             steps: 0,
@@ -200,25 +286,24 @@ impl<'g> Coercer<'g> {
 
     /// The result: the value when nothing went wrong, else every error (capped).
     fn finish(mut self, value: Option<Value>) -> Result<Coerced, CoerceErrors> {
+        let clean = self.errors.is_empty() && self.cut.count == 0;
         match value {
-            Some(value) if self.errors.is_empty() => {
+            Some(value) if clean => {
                 return Ok(Coerced {
                     value,
                     repairs: self.repairs,
                 });
             }
-            None if self.errors.is_empty() => self.errors.push(CoerceError::new(
-                "",
+            None if clean => self.error(
+                &Path::ROOT,
                 ErrorCode::SchemaInvalid,
                 None,
                 "a value the type can describe",
-            )),
+            ),
             _ => {}
         }
-        let max = self.policy.limits.max_errors;
-        if self.errors.len() > max {
-            let more = self.errors.len() - max;
-            self.errors.truncate(max);
+        if self.cut.count > 0 {
+            let (max, more) = (self.policy.limits.max_errors, self.cut.count);
             self.errors.push(CoerceError::new(
                 "",
                 ErrorCode::TooManyErrors,
@@ -227,6 +312,16 @@ impl<'g> Coercer<'g> {
             ));
         }
         Err(CoerceErrors(self.errors))
+    }
+
+    /// Records the error that `build` makes, unless the policy's `max_errors` are kept already:
+    /// past the cap an error is only counted, so that hostile input never makes errors costly.
+    fn push_error(&mut self, code: ErrorCode, build: impl FnOnce() -> CoerceError) {
+        if self.errors.len() < self.policy.limits.max_errors {
+            self.errors.push(build());
+        } else {
+            self.cut.add(code);
+        }
     }
 
     /// Coerces the value at `path`, after checking the limits on its depth and size.
@@ -329,13 +424,17 @@ impl<'g> Coercer<'g> {
     /// Runs `coerce` with its diagnostics kept aside.
     fn trial(&mut self, coerce: impl FnOnce(&mut Self) -> Option<Out>) -> Trial {
         let (repairs, errors, steps) = (self.repairs.len(), self.errors.len(), self.trial_steps);
+        let cut = self.cut;
         self.trial_depth += 1;
         let value = coerce(self);
         self.trial_depth -= 1;
+        let trial_cut = self.cut.since(cut);
+        self.cut = cut;
         Trial {
             value,
             repairs: self.repairs.split_off(repairs),
             errors: self.errors.split_off(errors),
+            cut: trial_cut,
             steps: self.trial_steps - steps,
         }
     }
@@ -364,6 +463,7 @@ impl<'g> Coercer<'g> {
         }
         self.repairs.extend(trial.repairs);
         self.errors.extend(trial.errors);
+        self.cut.extend(trial.cut);
         trial.value
     }
 
@@ -375,12 +475,9 @@ impl<'g> Coercer<'g> {
         input: Option<&Value>,
         expected: impl Into<String>,
     ) {
-        self.errors.push(CoerceError::new(
-            path.render(),
-            code,
-            input.map(abridged),
-            expected,
-        ));
+        self.push_error(code, || {
+            CoerceError::new(path.render(), code, input.map(abridged), expected)
+        });
     }
 
     /// Records an error at `path` and returns no value.
@@ -402,15 +499,16 @@ impl<'g> Coercer<'g> {
         code: ErrorCode,
         input: &Value,
         expected: &str,
-        allowed: Vec<String>,
+        allowed: impl FnOnce() -> Vec<String>,
     ) -> Option<Out> {
-        let given = match input {
-            Value::String(s) => Cow::Borrowed(s.as_str()),
-            other => Cow::Owned(other.to_string()),
-        };
-        let error = CoerceError::new(path.render(), code, Some(abridged(input)), expected)
-            .with_allowed(allowed, Some(&given));
-        self.errors.push(error);
+        self.push_error(code, || {
+            let given = match input {
+                Value::String(s) => Cow::Borrowed(s.as_str()),
+                other => Cow::Owned(other.to_string()),
+            };
+            CoerceError::new(path.render(), code, Some(abridged(input)), expected)
+                .with_allowed(allowed(), Some(&given))
+        });
         None
     }
 

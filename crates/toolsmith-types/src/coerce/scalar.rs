@@ -238,11 +238,12 @@ fn match_loosely<'e>(et: &'e EnumType, text: &str) -> EnumMatch<'e> {
         Found::Several => return EnumMatch::Ambiguous,
         Found::None => {}
     }
-    let folded = fold_style(text);
-    if folded.is_empty() {
+    let Some(folded) = fold_style(text) else {
         return EnumMatch::NoMatch;
-    }
-    match find_unique(et, |candidate| fold_style(candidate) == folded) {
+    };
+    match find_unique(et, |candidate| {
+        fold_style(candidate).as_ref() == Some(&folded)
+    }) {
         Found::One(variant) => EnumMatch::Repaired(variant, &[RepairCode::EnumCase]),
         Found::Several => EnumMatch::Ambiguous,
         Found::None => EnumMatch::NoMatch,
@@ -489,7 +490,7 @@ impl<'g> Coercer<'g> {
                 Some(Out::New(to))
             }
             EnumMatch::Ambiguous | EnumMatch::NoMatch => {
-                let allowed = et.variants.iter().map(|v| v.value.to_string()).collect();
+                let allowed = || et.variants.iter().map(|v| v.value.to_string()).collect();
                 self.fail_allowed(path, ErrorCode::Enum, input, AN_ALLOWED_VALUE, allowed)
             }
         }

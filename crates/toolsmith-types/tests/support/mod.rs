@@ -743,6 +743,7 @@ fn normalize_type(graph: &TypeGraph, ty: &Type) -> Type {
                         description: f.description.clone().or(own),
                         default: f.default.clone(),
                         required: f.required,
+                        aliases: f.aliases.clone(),
                     }
                 })
                 .collect(),
