@@ -164,7 +164,7 @@ fn struct_fields(
             (None, None) => None,
         };
         let default = default_json(value);
-        out.push(quote_spanned! {ty.span()=>
+        let field = quote_spanned! {ty.span()=>
             ::toolsmith::__private::field(
                 #name,
                 <#ty as ::toolsmith::__private::Describe>::describe(defs),
@@ -172,6 +172,17 @@ fn struct_fields(
                 #description,
                 #default,
             )
+        };
+        // serde reads an alias as the field itself; coercion does too.
+        let aliases = &serde.aliases;
+        out.push(if aliases.is_empty() {
+            field
+        } else {
+            quote! {{
+                let mut __f = #field;
+                __f.aliases = ::std::vec![#(::std::string::String::from(#aliases)),*];
+                __f
+            }}
         });
     }
     Ok(out)

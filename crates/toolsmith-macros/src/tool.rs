@@ -697,32 +697,25 @@ fn single_tool_impl(self_ty: &TokenStream, spec: &Ident) -> TokenStream {
     }
 }
 
-/// The registry's way to build an instance: the named constructor, else `Default` where the type
-/// has it, else none (the toolset is then left out of the global registry).
+/// The registry's way to build an instance: the named constructor, else `Default`. A type with
+/// neither is a compile error at the type, unless the block says `register = false` (then
+/// nothing is registered and this is not called).
 fn construct(
     self_ty: &Type,
     constructor: Option<&syn::Path>,
     tools: impl FnOnce(TokenStream) -> TokenStream,
 ) -> TokenStream {
-    match constructor {
-        Some(path) => {
-            let tools = tools(quote! { instance });
-            quote! {{
-                let instance: #self_ty = #path();
-                ::core::option::Option::Some(#tools)
-            }}
-        }
-        None => {
-            let tools = tools(quote! { instance });
-            quote! {{
-                #[allow(unused_imports)]
-                use ::toolsmith::__private::{ViaDefault as _, ViaNothing as _};
-                (&&::toolsmith::__private::Construct::<#self_ty>::new())
-                    .construct()
-                    .map(|instance: #self_ty| #tools)
-            }}
-        }
-    }
+    let tools = tools(quote! { instance });
+    let instance = match constructor {
+        Some(path) => quote! { #path() },
+        None => quote_spanned! {self_ty.span()=>
+            <#self_ty as ::toolsmith::__private::Registrable>::build()
+        },
+    };
+    quote! {{
+        let instance: #self_ty = #instance;
+        ::core::option::Option::Some(#tools)
+    }}
 }
 
 fn registration(

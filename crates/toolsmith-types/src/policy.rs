@@ -97,7 +97,8 @@ pub struct Limits {
     pub max_items: usize,
     /// Longest argument text accepted, in bytes.
     pub max_input_bytes: usize,
-    /// Most errors reported for one input; the rest are summarised in one `too_many_errors` error.
+    /// Most errors reported for one input; the rest are counted (never built) and summarised in
+    /// one `too_many_errors` error.
     pub max_errors: usize,
 }
 

@@ -1,5 +1,6 @@
 //! The reference's API toolset: shared state built from a constructor argument (a base URL), so
-//! the toolset is built by hand and then turned into tools.
+//! the toolset is built by hand and then turned into tools (`register = false`: the global
+//! registry has no base URL to build it with).
 //!
 //! The facade does no HTTP; this toolset says which request it would make, which is what its
 //! state decides.
@@ -35,7 +36,7 @@ impl ApiToolset {
     }
 }
 
-#[toolsmith::toolset]
+#[toolsmith::toolset(register = false)]
 impl ApiToolset {
     /// Fetches one user by id.
     #[tool(read_only, open_world)]
@@ -125,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn a_toolset_without_a_constructor_is_not_in_the_global_registry() {
+    fn a_toolset_declared_register_false_is_not_in_the_global_registry() {
         let registry = toolsmith::registry().unwrap();
         assert!(registry.get("api_get_user").is_none());
     }

@@ -60,6 +60,8 @@ pub use toolset::Toolset;
 ///   `Option<T>` field is optional (and nilable); `#[serde(default)]` (on the field or the
 ///   struct) and `#[serde(default = "path")]` make a field optional, with its default written in
 ///   the schema and filled in by coercion where the field's type is `Serialize`; `rename`, `rename_all` and `skip` are honoured.
+///   A field's `#[serde(alias = "...")]` keys are read as serde reads them: accepted without a
+///   repair and written under the field's name (the schema shows only the name).
 /// - A newtype (`struct Email(String)`), or a `#[serde(transparent)]` struct, is the type it
 ///   wraps; a type with `#[serde(from = "T")]` or `try_from` is described as `T`, which is what
 ///   serde reads.
@@ -121,8 +123,10 @@ pub use toolsmith_macros::ToolType;
 /// snake_case), `description = "..."` (default: the doc comment's text before its first
 /// heading, else `"Tool: <name>"`), and the hints `read_only`, `destructive`, `idempotent`,
 /// `open_world` (each `= false` too). On an impl block: `constructor = path` (a `fn() -> Self`
-/// the registry builds the tool with; default: `Default` where the type has it, else the tool is
-/// not registered) and `register = false`.
+/// the registry builds the tool with; default: `Default`) and `register = false` (the tool is
+/// not in [`registry()`]; add it to a [`Registry`] by hand). A type with neither `Default` nor a
+/// constructor that is not `register = false` is a compile error, not a tool that silently
+/// goes missing from the registry.
 ///
 /// A free function `weather_lookup` becomes the unit struct `WeatherLookup` (PascalCase of its
 /// name; `type_name = "..."` names it otherwise, say when a type of that name exists already),
@@ -130,7 +134,8 @@ pub use toolsmith_macros::ToolType;
 /// registered in [`registry()`]. The function may return `String` (or other text), `()`, a
 /// [`ToolOutput`], any `T: Serialize` (structured output; with `Describe` also the tool's output
 /// type), or a `Result` of one of these whose error implements `Display` (a
-/// [`ToolError::Failed`]).
+/// [`ToolError::Failed`]). An `Option` of text renders as the text, and `None` as empty text
+/// (as `()` does), never as a JSON string.
 ///
 /// ```
 /// use toolsmith::{testing, Tool};

@@ -259,6 +259,16 @@ impl IntoText for ToolOutput {
     }
 }
 
+/// `Some` text is that text; `None` is empty text, as `()` is: there is nothing to say.
+impl<T: IntoText> IntoText for Option<T> {
+    fn into_output(self) -> Result<ToolOutput, String> {
+        match self {
+            Some(text) => text.into_output(),
+            None => Ok(ToolOutput::text("")),
+        }
+    }
+}
+
 impl<T: IntoText, E: Display> IntoText for Result<T, E> {
     fn into_output(self) -> Result<ToolOutput, String> {
         self.map_err(|e| e.to_string())?.into_output()
@@ -362,37 +372,20 @@ impl<T> ViaSerialize<T> for Probe<T> {
 pub trait ToolReturn: Serialize {}
 impl<T: Serialize> ToolReturn for T {}
 
-// ---- Construction: whether the registry can build a toolset by itself. ----
+// ---- Construction: how the registry builds a toolset by itself. ----
 
-/// A type, probed for a way to construct it.
-pub struct Construct<T>(PhantomData<fn() -> T>);
-
-impl<T> Construct<T> {
-    /// The probe for `T`.
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        Construct(PhantomData)
-    }
+/// A type the registry can build without a named constructor: one with `Default`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be registered: it has no `Default` and no constructor is named",
+    label = "the registry has no way to build this type",
+    note = "derive or implement `Default`, name a `fn() -> Self` with `constructor = path`, or write `register = false` and add the tools to a `Registry` by hand"
+)]
+pub trait Registrable: Sized {
+    /// A new instance.
+    fn build() -> Self;
 }
-
-/// `T: Default`: the registry builds it.
-pub trait ViaDefault<T> {
-    /// A new instance, where there is a way to make one.
-    fn construct(&self) -> Option<T>;
-}
-impl<T: Default> ViaDefault<T> for &Construct<T> {
-    fn construct(&self) -> Option<T> {
-        Some(T::default())
-    }
-}
-
-/// No way to construct: the toolset is left out of the global registry.
-pub trait ViaNothing<T> {
-    /// Always `None`.
-    fn construct(&self) -> Option<T>;
-}
-impl<T> ViaNothing<T> for Construct<T> {
-    fn construct(&self) -> Option<T> {
-        None
+impl<T: Default> Registrable for T {
+    fn build() -> Self {
+        T::default()
     }
 }

@@ -9,8 +9,8 @@ use toolsmith_types::{Arguments, Policy};
 
 use crate::{Tool, ToolError, ToolOutput, Toolset};
 
-/// What the macros submit to the link-time collection: one per toolset or single tool that the
-/// registry can construct by itself.
+/// What the macros submit to the link-time collection: one per toolset or single tool not
+/// declared `register = false` (the registry constructs each by itself).
 #[doc(hidden)]
 pub struct Registration {
     kind: RegistrationKind,
@@ -147,9 +147,9 @@ impl Registry {
         Registry::default()
     }
 
-    /// A registry of every toolset and tool linked into the program that can be constructed by
-    /// itself (with `Default`, or the constructor named in its attribute), each toolset from a
-    /// fresh instance. Ordered by toolset or tool name; a toolset's tools in declaration order.
+    /// A registry of every toolset and tool linked into the program (all but those declared
+    /// `register = false`), each built by itself (with the constructor named in its attribute,
+    /// else `Default`), each toolset from a fresh instance. Ordered by toolset or tool name; a toolset's tools in declaration order.
     ///
     /// # Errors
     /// When two linked tools share a name.

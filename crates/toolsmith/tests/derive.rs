@@ -324,3 +324,50 @@ fn an_optional_untyped_field_may_be_left_out() {
         Patch { id: 1, extra: None }
     );
 }
+
+#[derive(Debug, PartialEq, Deserialize, toolsmith::ToolType)]
+struct Paint {
+    #[serde(alias = "colour", alias = "hue")]
+    color: String,
+    #[serde(default)]
+    coats: u8,
+}
+
+#[test]
+fn a_field_alias_is_read_as_serde_reads_it_and_left_out_of_the_schema() {
+    for key in ["color", "colour", "hue"] {
+        let value: Paint = through(json!({ key: "red" }));
+        assert_eq!(
+            value,
+            serde_json::from_value(json!({ key: "red" })).unwrap()
+        );
+        assert_eq!(value.color, "red");
+    }
+    let strict = coerce(
+        &Paint::type_graph(),
+        &json!({"colour": "red"}),
+        &Policy::strict(),
+    )
+    .unwrap();
+    assert_eq!(strict.value, json!({"color": "red", "coats": 0}));
+    assert!(strict.repairs.is_empty());
+    let names: Vec<String> = schema::<Paint>()["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(names, ["color", "coats"]);
+}
+
+#[test]
+fn a_field_sent_under_its_name_and_an_alias_is_refused_as_serde_refuses_it() {
+    let both = json!({"color": "red", "colour": "blue"});
+    assert!(serde_json::from_value::<Paint>(both.clone()).is_err());
+    let errors = coerce(&Paint::type_graph(), &both, &Policy::default()).unwrap_err();
+    let codes: Vec<_> = errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.code.as_str()))
+        .collect();
+    assert_eq!(codes, [("/colour", "duplicate_key")]);
+}

@@ -236,7 +236,8 @@ impl<'g> Resolved<'g> {
                     map.next_value_seed(self.at.child(&st.fields[i].ty))?;
                 }
                 None => match (&st.additional, &mut extra) {
-                    // A key that names a field in another case or style is renamed by coercion.
+                    // A key that is an alias, or names a field in another case or style, is
+                    // renamed by coercion.
                     (Some(extra_ty), Some(seen_extra))
                         if key != TYPE_TAG
                             && !seen_extra.contains(&key)
