@@ -266,10 +266,11 @@ impl TextProcessingToolset {
         ))
     }
 
-    /// Returns lines `start_line` to `end_line` (inclusive, numbered from 1) of a text, one per
-    /// line, without line numbers; a range reaching past the last line stops there. Errors:
-    /// `start_line` below 1, `end_line` below `start_line`, or `start_line` past the last line.
-    /// Structured: `{"start_line", "end_line", "total_lines"}`, the range actually returned.
+    /// Returns lines `start_line` to `end_line` (inclusive, numbered from 1) of a text. Output:
+    /// those lines, one per line, without line numbers; a range reaching past the last line stops
+    /// there. Errors: `start_line` below 1, `end_line` below `start_line`, or `start_line` past
+    /// the last line. Structured: `{"start_line", "end_line", "total_lines"}`, `end_line` being
+    /// the last line actually returned.
     ///
     /// # Arguments
     /// * `text` - The text to take lines from.
