@@ -146,7 +146,11 @@ mod tests {
             "word ".repeat(40),
             " x".repeat(64),
             format!("{}é{}", "a ".repeat(31), " b".repeat(40)),
-            format!("{}\u{3000}{}\u{a0}end\n", "ab".repeat(40), "日本語 ".repeat(30)),
+            format!(
+                "{}\u{3000}{}\u{a0}end\n",
+                "ab".repeat(40),
+                "日本語 ".repeat(30)
+            ),
             "\u{2028}x\u{85}y\u{2003}z\n".repeat(20),
             format!("{}\r\n", "tab\tand\x0Bvt\x0Cff ".repeat(9)),
         ];

@@ -227,7 +227,11 @@ impl TextProcessingToolset {
                 number += memchr::memchr_iter(b'\n', &bytes[counted_to..line.start]).count();
                 counted_to = line.start;
                 if let Some(previous) = previous {
-                    out.push_str(if number == previous + 1 { "\n" } else { "\n--\n" });
+                    out.push_str(if number == previous + 1 {
+                        "\n"
+                    } else {
+                        "\n--\n"
+                    });
                 }
                 let _ = write!(out, "{number}:{}", line.content(text));
                 previous = Some(number);
@@ -525,9 +529,15 @@ impl fmt::Display for TextError {
                 end_line,
             } => {
                 if *start_line < 1 {
-                    write!(f, "start_line must be 1 or more (lines are numbered from 1), not {start_line}")
+                    write!(
+                        f,
+                        "start_line must be 1 or more (lines are numbered from 1), not {start_line}"
+                    )
                 } else {
-                    write!(f, "end_line ({end_line}) must not be less than start_line ({start_line})")
+                    write!(
+                        f,
+                        "end_line ({end_line}) must not be less than start_line ({start_line})"
+                    )
                 }
             }
             TextError::PastTheEnd {

@@ -33,7 +33,10 @@ fn text(name: &str, arguments: Value) -> String {
 }
 
 fn structured(name: &str, arguments: Value) -> Value {
-    call(name, arguments).unwrap().structured.expect("structured output")
+    call(name, arguments)
+        .unwrap()
+        .structured
+        .expect("structured output")
 }
 
 /// The message a model reads for a call that must fail as the tool's own failure.
@@ -132,7 +135,10 @@ fn grep_matches_case_when_ignore_case_is_the_string_false() {
 #[test]
 fn grep_count_only_counts_matching_lines_not_matches() {
     let args = json!({"text": "a a a\nb\na\n", "pattern": "a", "count_only": "true"});
-    assert_eq!(text("text_grep", args.clone()), "Found 2 matches for pattern 'a'");
+    assert_eq!(
+        text("text_grep", args.clone()),
+        "Found 2 matches for pattern 'a'"
+    );
     assert_eq!(
         structured("text_grep", args),
         json!({"pattern": "a", "matching_lines": 2})
@@ -212,7 +218,10 @@ fn grep_matches_unicode_text_and_folds_unicode_case() {
         "日本語のテキスト"
     );
     assert_eq!(
-        text("text_grep", json!({"text": text_, "pattern": r"^\w+\s\w+$"})),
+        text(
+            "text_grep",
+            json!({"text": text_, "pattern": r"^\w+\s\w+$"})
+        ),
         "naïve café"
     );
 }
@@ -224,7 +233,10 @@ fn a_pattern_that_would_match_across_lines_matches_no_line() {
         "No matches found for pattern 'a\nb'"
     );
     assert_eq!(
-        text("text_grep", json!({"text": "a\nb\nab\n", "pattern": r"a\s*b"})),
+        text(
+            "text_grep",
+            json!({"text": "a\nb\nab\n", "pattern": r"a\s*b"})
+        ),
         "ab"
     );
 }
@@ -237,15 +249,24 @@ fn an_invalid_pattern_is_an_error_naming_it_and_the_problem_never_no_matches() {
         "Tool `text_grep` failed: invalid regex pattern '(apple': unclosed group (at character 1)"
     );
     let message = failure("text_grep", json!({"text": FRUIT, "pattern": "a{2,1}"}));
-    assert!(message.contains("invalid regex pattern 'a{2,1}'"), "{message}");
+    assert!(
+        message.contains("invalid regex pattern 'a{2,1}'"),
+        "{message}"
+    );
     assert!(message.contains("invalid"), "{message}");
     let message = failure("text_rg", json!({"text": FRUIT, "pattern": "[z-a]"}));
     assert!(
         message.contains("invalid regex pattern '[z-a]': invalid character class range"),
         "{message}"
     );
-    let message = failure("text_filter_lines", json!({"text": FRUIT, "pattern": r"\p{Nope}"}));
-    assert!(message.contains(r"invalid regex pattern '\p{Nope}'"), "{message}");
+    let message = failure(
+        "text_filter_lines",
+        json!({"text": FRUIT, "pattern": r"\p{Nope}"}),
+    );
+    assert!(
+        message.contains(r"invalid regex pattern '\p{Nope}'"),
+        "{message}"
+    );
 }
 
 #[test]
@@ -253,12 +274,18 @@ fn look_around_and_backreferences_are_reported_as_unsupported() {
     let message = failure("text_grep", json!({"text": FRUIT, "pattern": "(?=apple)"}));
     assert!(message.contains("look-around"), "{message}");
     let message = failure("text_grep", json!({"text": FRUIT, "pattern": r"(a)\1"}));
-    assert!(message.contains("backreferences are not supported"), "{message}");
+    assert!(
+        message.contains("backreferences are not supported"),
+        "{message}"
+    );
 }
 
 #[test]
 fn a_pattern_over_the_regex_size_limit_is_a_clear_error() {
-    let message = failure("text_grep", json!({"text": FRUIT, "pattern": r"\w{1000}{1000}"}));
+    let message = failure(
+        "text_grep",
+        json!({"text": FRUIT, "pattern": r"\w{1000}{1000}"}),
+    );
     assert!(
         message.contains(r"the regex pattern '\w{1000}{1000}' is too big"),
         "{message}"
@@ -278,14 +305,17 @@ fn the_regex_size_limit_is_configurable() {
         )
         .unwrap_err();
     assert!(
-        error.to_model_message().contains("size limit of 10000 bytes"),
+        error
+            .to_model_message()
+            .contains("size limit of 10000 bytes"),
         "{error}"
     );
 }
 
 /// Text whose lines hold what a shell would take for flags, quoting, substitution, command
 /// separators: a pattern for each is an ordinary regex matched against the lines.
-const HOSTILE: &str = "-v\n--count\n'; echo INJECTED; echo '\n\"quoted\"\n$(date)\n`id`\na;b\n-e x\nplain\n";
+const HOSTILE: &str =
+    "-v\n--count\n'; echo INJECTED; echo '\n\"quoted\"\n$(date)\n`id`\na;b\n-e x\nplain\n";
 
 #[test]
 fn hostile_patterns_are_ordinary_patterns() {
@@ -309,7 +339,10 @@ fn hostile_patterns_are_ordinary_patterns() {
     assert_eq!(grep(r"\$\(date\)"), "$(date)");
     assert_eq!(grep("`id`"), "`id`");
     // A newline in a pattern matches a newline, which no line holds.
-    assert_eq!(grep("-v\n--count"), "No matches found for pattern '-v\n--count'");
+    assert_eq!(
+        grep("-v\n--count"),
+        "No matches found for pattern '-v\n--count'"
+    );
 }
 
 #[test]
@@ -333,7 +366,10 @@ fn hostile_patterns_are_ordinary_patterns_for_every_pattern_tool() {
 #[test]
 fn wc_counts_lines_words_and_characters() {
     let args = json!({"text": "a b\nc"});
-    assert_eq!(text("text_wc", args.clone()), "Lines: 2, Words: 3, Characters: 5");
+    assert_eq!(
+        text("text_wc", args.clone()),
+        "Lines: 2, Words: 3, Characters: 5"
+    );
     assert_eq!(
         structured("text_wc", args),
         json!({"lines": 2, "words": 3, "characters": 5})
@@ -394,7 +430,10 @@ fn wc_counts_crlf_lines_once_and_their_carriage_returns_as_characters() {
 fn wc_counts_unicode_characters_not_bytes_and_unicode_whitespace_between_words() {
     // U+3000 (ideographic space) and U+00A0 (no-break space) separate words.
     assert_eq!(
-        text("text_wc", json!({"text": "héllo wörld\n日本\u{3000}語\u{a0}x"})),
+        text(
+            "text_wc",
+            json!({"text": "héllo wörld\n日本\u{3000}語\u{a0}x"})
+        ),
         "Lines: 2, Words: 5, Characters: 18"
     );
 }
@@ -402,7 +441,10 @@ fn wc_counts_unicode_characters_not_bytes_and_unicode_whitespace_between_words()
 #[test]
 fn wc_refuses_a_boolean_it_cannot_read() {
     let error = call("text_wc", json!({"text": "a", "lines_only": "maybe"})).unwrap_err();
-    assert!(matches!(error, ToolError::InvalidArguments { .. }), "{error:?}");
+    assert!(
+        matches!(error, ToolError::InvalidArguments { .. }),
+        "{error:?}"
+    );
     assert!(error.to_model_message().contains("`lines_only`"), "{error}");
 }
 
@@ -494,7 +536,10 @@ fn rg_without_matches_says_so_and_refuses_a_negative_context() {
 #[test]
 fn rg_counts_matching_lines_in_its_structured_output() {
     assert_eq!(
-        structured("text_rg", json!({"text": LOG, "pattern": "ok", "context": 1})),
+        structured(
+            "text_rg",
+            json!({"text": LOG, "pattern": "ok", "context": 1})
+        ),
         json!({"pattern": "ok", "matching_lines": 4})
     );
 }
@@ -552,7 +597,10 @@ fn extract_lines_clips_a_range_at_the_end_of_the_text() {
 #[test]
 fn extract_lines_refuses_a_start_before_line_one() {
     assert_eq!(
-        failure("text_extract_lines", json!({"text": NUMBERED, "start_line": 0})),
+        failure(
+            "text_extract_lines",
+            json!({"text": NUMBERED, "start_line": 0})
+        ),
         "Tool `text_extract_lines` failed: start_line must be 1 or more (lines are numbered from 1), not 0"
     );
     assert!(
@@ -604,7 +652,10 @@ fn extract_lines_refuses_a_line_number_that_is_not_an_integer() {
         json!({"text": NUMBERED, "start_line": "2.5"}),
     )
     .unwrap_err();
-    assert!(matches!(error, ToolError::InvalidArguments { .. }), "{error:?}");
+    assert!(
+        matches!(error, ToolError::InvalidArguments { .. }),
+        "{error:?}"
+    );
 }
 
 // ---- text_filter_lines ----
@@ -612,7 +663,10 @@ fn extract_lines_refuses_a_line_number_that_is_not_an_integer() {
 #[test]
 fn filter_lines_keeps_matching_lines_ignoring_case_by_default() {
     let args = json!({"text": FRUIT, "pattern": "^a"});
-    assert_eq!(text("text_filter_lines", args.clone()), "Apple pie\napple tart");
+    assert_eq!(
+        text("text_filter_lines", args.clone()),
+        "Apple pie\napple tart"
+    );
     assert_eq!(
         structured("text_filter_lines", args),
         json!({"pattern": "^a", "kept_lines": 2, "total_lines": 4})
@@ -633,7 +687,10 @@ fn filter_lines_inverted_keeps_the_others_and_case_can_matter() {
 #[test]
 fn filter_lines_with_nothing_kept_is_empty() {
     assert_eq!(
-        text("text_filter_lines", json!({"text": FRUIT, "pattern": "kiwi"})),
+        text(
+            "text_filter_lines",
+            json!({"text": FRUIT, "pattern": "kiwi"})
+        ),
         ""
     );
     assert_eq!(
@@ -718,8 +775,14 @@ fn unique_lines_tells_unicode_lines_apart_by_their_characters() {
 #[test]
 fn sort_lines_sorts_by_byte_order() {
     let args = json!({"text": "pear\nApple\nbanana\napple\n"});
-    assert_eq!(text("text_sort_lines", args.clone()), "Apple\napple\nbanana\npear");
-    assert_eq!(structured("text_sort_lines", args), json!({"total_lines": 4}));
+    assert_eq!(
+        text("text_sort_lines", args.clone()),
+        "Apple\napple\nbanana\npear"
+    );
+    assert_eq!(
+        structured("text_sort_lines", args),
+        json!({"total_lines": 4})
+    );
 }
 
 #[test]
@@ -840,7 +903,10 @@ fn the_input_size_limit_is_configurable_and_its_error_says_what_to_do() {
         );
     }
     let fits = tool_of(&tools, "text_wc")
-        .call(Arguments::Json(&json!({"text": "12345678"})), &Policy::default())
+        .call(
+            Arguments::Json(&json!({"text": "12345678"})),
+            &Policy::default(),
+        )
         .unwrap();
     assert_eq!(fits.text, "Lines: 1, Words: 1, Characters: 8");
 }
