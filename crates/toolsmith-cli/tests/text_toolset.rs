@@ -37,7 +37,10 @@ fn the_binary_lists_every_text_tool() {
         "text_sort_lines",
         "text_summarize_text",
     ] {
-        assert!(listed.lines().any(|line| line.starts_with(name)), "{name} in {listed}");
+        assert!(
+            listed.lines().any(|line| line.starts_with(name)),
+            "{name} in {listed}"
+        );
     }
 }
 
@@ -54,10 +57,16 @@ fn an_invalid_pattern_exits_1_with_the_problem_on_stderr() {
 
 #[test]
 fn the_readme_text_wc_example_prints_what_the_readme_shows() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap();
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
     let prompt = "$ toolsmith call text_wc '";
-    let from = readme.find(prompt).expect("the README shows a text_wc call") + prompt.len();
+    let from = readme
+        .find(prompt)
+        .expect("the README shows a text_wc call")
+        + prompt.len();
     let (arguments, rest) = readme[from..].split_once("'\n").unwrap();
     let shown = rest.lines().next().unwrap();
     let out = toolsmith(&["call", "text_wc", arguments]);
