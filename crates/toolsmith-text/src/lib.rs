@@ -2,10 +2,11 @@
 //! extraction, filtering, de-duplication, sorting and a summary, for a model to run on text it
 //! holds.
 //!
-//! Everything runs in this process, in Rust, on the text passed in: patterns are regexes of the
-//! [`regex`] crate (Unicode-aware, linear time, no look-around or backreferences), so a pattern
-//! is never a command, never a flag and never a file name, whatever it contains. This crate must
-//! never start a process or shell out, and never touch the file system or the network.
+//! Everything runs in this process, in Rust, on the text passed in: patterns are regexes in the
+//! `regex` crate's syntax, run by its engine (`regex-automata`'s meta regex, which
+//! `regex::Regex` wraps; Unicode-aware, linear time, no look-around or backreferences), so a
+//! pattern is never a command, never a flag and never a file name, whatever it contains. This
+//! crate must never start a process or shell out, and never touch the file system or the network.
 //!
 //! A line ends at `\n` (the last line needs none; empty text has no lines), and a `\r` before
 //! that `\n` is part of the line ending, not of the line: CRLF text has the same lines as LF text,
