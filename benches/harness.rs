@@ -64,10 +64,15 @@ fn median(mut samples: Vec<f64>) -> f64 {
 
 /// Times `cases` in interleaved rounds and prints a table: median ns/op, and the median of the
 /// per-round ratios to the first case. Returns the median ns/op of each case, in order.
-pub fn report(title: &str, mut cases: Vec<Case<'_>>) -> Vec<f64> {
+pub fn report(title: &str, cases: Vec<Case<'_>>) -> Vec<f64> {
+    report_rounds(title, ROUNDS, cases)
+}
+
+/// As [`report`], in `count` rounds: fewer for cases that take a second a call.
+pub fn report_rounds(title: &str, count: usize, mut cases: Vec<Case<'_>>) -> Vec<f64> {
     let iterations: Vec<u64> = cases.iter_mut().map(Case::calibrate).collect();
-    let mut rounds: Vec<Vec<f64>> = Vec::with_capacity(ROUNDS);
-    for _ in 0..ROUNDS {
+    let mut rounds: Vec<Vec<f64>> = Vec::with_capacity(count);
+    for _ in 0..count {
         let round = cases
             .iter_mut()
             .zip(&iterations)

@@ -35,7 +35,32 @@ const BENCHES: &[Bench] = &[
         target: "registry",
         prepare: None,
     },
+    Bench {
+        name: "text",
+        package: "toolsmith-text",
+        target: "text",
+        prepare: Some(install_ripgrep),
+    },
 ];
+
+/// Installs ripgrep from the machine's package manager when `rg` is not on `PATH` (grep, wc,
+/// sort and awk come with the base system).
+fn install_ripgrep(_root: &Path) -> Result<(), Error> {
+    if process::find_on_path("rg").is_some() {
+        return Ok(());
+    }
+    println!("bench text: installing ripgrep");
+    let install = || {
+        let mut command = Command::new("apt-get");
+        command.args(["install", "-y", "ripgrep"]);
+        process::run(&mut command)
+    };
+    // A fresh machine may have no package lists yet.
+    install().or_else(|_| {
+        process::run(Command::new("apt-get").arg("update"))?;
+        install()
+    })
+}
 
 /// Reads the benchmark names; each must be known.
 pub fn parse(args: &[String]) -> Result<Vec<String>, Error> {
