@@ -30,7 +30,7 @@ use std::ffi::OsString;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
-use toolsmith::ToolType;
+use toolsmith::{Definitions, Describe, IntegerType, ToolType, Type};
 
 /// The largest `limit` a list accepts.
 pub const MAX_LIMIT: u32 = 100;
@@ -43,6 +43,38 @@ pub const PR_LIST_FIELDS: &str = "number,title,state,baseRefName,headRefName,url
 pub const ISSUE_FIELDS: &str = "number,title,state,body,labels,assignees,url";
 /// The fields `gh pr view` is asked for.
 pub const PR_FIELDS: &str = "number,title,state,body,baseRefName,headRefName,mergeable,url";
+
+/// How many items a list returns: 1 to [`MAX_LIMIT`], 20 unless told otherwise. The bounds are
+/// in the schema a model sees, and the argv functions check them again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Limit(pub u32);
+
+impl Default for Limit {
+    fn default() -> Self {
+        Limit(20)
+    }
+}
+
+impl Describe for Limit {
+    fn describe(_: &mut Definitions) -> Type {
+        Type::Integer(IntegerType::range(1, i128::from(MAX_LIMIT)))
+    }
+}
+
+/// An issue or pull request number: 1 or more, in the schema and in the argv functions' checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Number(pub u64);
+
+impl Describe for Number {
+    fn describe(_: &mut Definitions) -> Type {
+        Type::Integer(IntegerType {
+            minimum: Some(1),
+            ..IntegerType::default()
+        })
+    }
+}
 
 /// Which issues to list, by state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ToolType)]
@@ -154,6 +186,8 @@ pub struct PRQuery {
     pub repo: Option<String>,
     /// Which pull requests, by state.
     pub state: PRState,
+    /// Pull requests carrying every one of these labels.
+    pub labels: Vec<String>,
     /// Pull requests opened by this login.
     pub author: Option<String>,
     /// Pull requests into this base branch.
@@ -312,18 +346,22 @@ pub fn check_branch(parameter: &str, branch: &str) -> Result<String, String> {
     }
 }
 
-/// A label: any text of 1 to 100 characters without control characters (a label may hold
-/// spaces, `-` and punctuation; it is passed as one `--label=` word, so it stays a label).
+/// A label: any text of 1 to 100 characters without control characters, commas or double
+/// quotes (a label may hold spaces, `-` and other punctuation; it is passed as one `--label=`
+/// word, so it stays a label). gh joins labels into GitHub's search syntax, where a comma means
+/// "either" and a quote ends a phrase, so those two cannot be asked for faithfully.
 pub fn check_label(parameter: &str, label: &str) -> Result<String, String> {
     let valid = !label.trim().is_empty()
         && label.chars().count() <= 100
-        && !label.chars().any(char::is_control);
+        && !label
+            .chars()
+            .any(|c| c.is_control() || c == ',' || c == '"');
     if valid {
         Ok(label.to_owned())
     } else {
         Err(format!(
-            "`{parameter}`: {} is not a label (1 to 100 characters, no control characters \
-             such as newlines)",
+            "`{parameter}`: {} is not a label gh can filter by (1 to 100 characters, no control \
+             characters such as newlines, no `,` or `\"`)",
             shown(label)
         ))
     }
@@ -445,14 +483,11 @@ fn flag(name: &str, value: &str) -> OsString {
     OsString::from(format!("--{name}={value}"))
 }
 
-/// A label as one item of gh's comma-separated `--label` list: quoted, CSV-style, when it holds
-/// a comma or a quote, so that it stays one label.
-fn label_item(label: &str) -> String {
-    if label.contains(',') || label.contains('"') {
-        format!("\"{}\"", label.replace('"', "\"\""))
-    } else {
-        label.to_owned()
-    }
+fn check_labels(check: &mut Check, labels: &[String]) -> Vec<String> {
+    labels
+        .iter()
+        .filter_map(|label| check.value(check_label("labels", label)))
+        .collect()
 }
 
 fn words(words: &[&str]) -> Vec<OsString> {
@@ -467,11 +502,7 @@ fn words(words: &[&str]) -> Vec<OsString> {
 pub fn list_issues(query: &IssueQuery) -> Result<Vec<OsString>, InvalidInput> {
     let mut check = Check::default();
     let repo = check.optional(query.repo.as_deref(), |r| check_repo("repo", r));
-    let labels: Vec<String> = query
-        .labels
-        .iter()
-        .filter_map(|label| check.value(check_label("labels", label)))
-        .collect();
+    let labels = check_labels(&mut check, &query.labels);
     let assignee = check.optional(query.assignee.as_deref(), |a| check_login("assignee", a));
     let author = check.optional(query.author.as_deref(), |a| check_login("author", a));
     let limit = check.value(check_limit(query.limit));
@@ -480,20 +511,22 @@ pub fn list_issues(query: &IssueQuery) -> Result<Vec<OsString>, InvalidInput> {
     let mut argv = words(&["issue", "list", "--json", ISSUE_LIST_FIELDS]);
     argv.push(flag("state", query.state.as_gh()));
     argv.extend(limit.map(|limit| flag("limit", &limit.to_string())));
-    argv.extend(labels.iter().map(|label| flag("label", &label_item(label))));
+    argv.extend(labels.iter().map(|label| flag("label", label)));
     argv.extend(assignee.map(|a| flag("assignee", &a)));
     argv.extend(author.map(|a| flag("author", &a)));
     argv.extend(repo.map(|r| flag("repo", &r)));
     Ok(argv)
 }
 
-/// `gh pr list --json ... --state S --limit N [--author=U] [--base=B] [--repo=R]`.
+/// `gh pr list --json ... --state S --limit N [--label=L]... [--author=U] [--base=B]
+/// [--repo=R]`.
 ///
 /// # Errors
 /// Every problem with `query`'s values.
 pub fn list_prs(query: &PRQuery) -> Result<Vec<OsString>, InvalidInput> {
     let mut check = Check::default();
     let repo = check.optional(query.repo.as_deref(), |r| check_repo("repo", r));
+    let labels = check_labels(&mut check, &query.labels);
     let author = check.optional(query.author.as_deref(), |a| check_login("author", a));
     let base = check.optional(query.base.as_deref(), |b| check_branch("base", b));
     let limit = check.value(check_limit(query.limit));
@@ -502,6 +535,7 @@ pub fn list_prs(query: &PRQuery) -> Result<Vec<OsString>, InvalidInput> {
     let mut argv = words(&["pr", "list", "--json", PR_LIST_FIELDS]);
     argv.push(flag("state", query.state.as_gh()));
     argv.extend(limit.map(|limit| flag("limit", &limit.to_string())));
+    argv.extend(labels.iter().map(|label| flag("label", label)));
     argv.extend(author.map(|a| flag("author", &a)));
     argv.extend(base.map(|b| flag("base", &b)));
     argv.extend(repo.map(|r| flag("repo", &r)));
@@ -710,18 +744,8 @@ mod tests {
     }
 
     #[test]
-    fn a_label_with_a_comma_or_quote_stays_one_item_of_the_label_list() {
-        let argv = issues(IssueQuery {
-            labels: vec!["a,b".into(), "say \"hi\"".into()],
-            ..query()
-        })
-        .unwrap();
-        assert_eq!(argv[6..], ["--label=\"a,b\"", "--label=\"say \"\"hi\"\"\""]);
-    }
-
-    #[test]
     fn a_label_with_a_newline_or_nothing_in_it_is_refused() {
-        for bad in ["bug\n--web", "", "   ", "tab\there"] {
+        for bad in ["bug\n--web", "", "   ", "tab\there", "a,b", "say \"hi\""] {
             let error = issues(IssueQuery {
                 labels: vec![bad.into()],
                 ..query()
@@ -829,11 +853,12 @@ mod tests {
     }
 
     #[test]
-    fn a_pr_list_passes_author_and_base_as_flag_words() {
+    fn a_pr_list_passes_labels_author_and_base_as_flag_words() {
         assert_eq!(
             prs(PRQuery {
                 repo: Some("octo/hello".into()),
                 state: PRState::Merged,
+                labels: vec!["bug".into()],
                 author: Some("ana".into()),
                 base: Some("release/1.0".into()),
                 limit: 100,
@@ -846,6 +871,7 @@ mod tests {
                 "number,title,state,baseRefName,headRefName,url",
                 "--state=merged",
                 "--limit=100",
+                "--label=bug",
                 "--author=ana",
                 "--base=release/1.0",
                 "--repo=octo/hello"

@@ -37,7 +37,7 @@ use std::time::Duration;
 use serde_json::Value;
 use toolsmith::ToolOutput;
 
-pub use argv::{IssueState, PRState, TrafficPeriod};
+pub use argv::{IssueState, Limit, Number, PRState, TrafficPeriod};
 pub use gh::{DEFAULT_TIMEOUT, GitHubError};
 
 use argv::{IssueQuery, PRQuery, Traffic};
@@ -121,7 +121,7 @@ impl GitHubCLIToolset {
         #[param(default = Vec::new())] labels: Vec<String>,
         assignee: Option<String>,
         author: Option<String>,
-        #[param(default = 20)] limit: u32,
+        #[param(default = Limit::default())] limit: Limit,
     ) -> Result<ToolOutput, GitHubError> {
         let args = argv::list_issues(&IssueQuery {
             repo,
@@ -129,7 +129,7 @@ impl GitHubCLIToolset {
             labels,
             assignee,
             author,
-            limit,
+            limit: limit.0,
         })?;
         self.answer(args, render::issue_list)
     }
@@ -139,6 +139,7 @@ impl GitHubCLIToolset {
     /// # Arguments
     /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
     /// * `state` - Which pull requests, by state.
+    /// * `labels` - Only pull requests that carry every one of these labels.
     /// * `author` - Only pull requests opened by this login.
     /// * `base` - Only pull requests into this base branch.
     /// * `limit` - At most this many pull requests, 1 to 100.
@@ -147,16 +148,18 @@ impl GitHubCLIToolset {
         &self,
         repo: Option<String>,
         #[param(default = PRState::Open)] state: PRState,
+        #[param(default = Vec::new())] labels: Vec<String>,
         author: Option<String>,
         base: Option<String>,
-        #[param(default = 20)] limit: u32,
+        #[param(default = Limit::default())] limit: Limit,
     ) -> Result<ToolOutput, GitHubError> {
         let args = argv::list_prs(&PRQuery {
             repo,
             state,
+            labels,
             author,
             base,
-            limit,
+            limit: limit.0,
         })?;
         self.answer(args, render::pr_list)
     }
@@ -169,10 +172,10 @@ impl GitHubCLIToolset {
     #[tool(read_only, open_world)]
     fn get_issue(
         &self,
-        issue_number: u64,
+        issue_number: Number,
         repo: Option<String>,
     ) -> Result<ToolOutput, GitHubError> {
-        let args = argv::get_issue(issue_number, repo.as_deref())?;
+        let args = argv::get_issue(issue_number.0, repo.as_deref())?;
         self.answer(args, render::issue)
     }
 
@@ -183,8 +186,8 @@ impl GitHubCLIToolset {
     /// * `pr_number` - The pull request's number.
     /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
     #[tool(read_only, open_world)]
-    fn get_pr(&self, pr_number: u64, repo: Option<String>) -> Result<ToolOutput, GitHubError> {
-        let args = argv::get_pr(pr_number, repo.as_deref())?;
+    fn get_pr(&self, pr_number: Number, repo: Option<String>) -> Result<ToolOutput, GitHubError> {
+        let args = argv::get_pr(pr_number.0, repo.as_deref())?;
         self.answer(args, render::pr)
     }
 
