@@ -35,7 +35,18 @@ const BENCHES: &[Bench] = &[
         target: "registry",
         prepare: None,
     },
+    Bench {
+        name: "github",
+        package: "toolsmith-github",
+        target: "overhead",
+        prepare: Some(install_peers),
+    },
 ];
+
+/// Installs the peer programs (`gh` for the GitHub benchmark), as `cargo xtask setup` does.
+fn install_peers(root: &Path) -> Result<(), Error> {
+    crate::peers::ensure(root).map(|_| ())
+}
 
 /// Reads the benchmark names; each must be known.
 pub fn parse(args: &[String]) -> Result<Vec<String>, Error> {
