@@ -41,6 +41,12 @@ const BENCHES: &[Bench] = &[
         target: "text",
         prepare: Some(install_ripgrep),
     },
+    Bench {
+        name: "github",
+        package: "toolsmith-github",
+        target: "overhead",
+        prepare: Some(install_peers),
+    },
 ];
 
 /// Installs ripgrep from the machine's package manager when `rg` is not on `PATH` (grep, wc,
@@ -60,6 +66,11 @@ fn install_ripgrep(_root: &Path) -> Result<(), Error> {
         process::run(Command::new("apt-get").arg("update"))?;
         install()
     })
+}
+
+/// Installs the peer programs (`gh` for the GitHub benchmark), as `cargo xtask setup` does.
+fn install_peers(root: &Path) -> Result<(), Error> {
+    crate::peers::ensure(root).map(|_| ())
 }
 
 /// Reads the benchmark names; each must be known.

