@@ -13,7 +13,11 @@ use crate::{Error, process};
 /// What the peer environment holds, as pip requirement specifiers.
 ///
 /// Each entry says which tests or benchmarks need it.
-pub const PYTHON_PACKAGES: &[&str] = &[];
+pub const PYTHON_PACKAGES: &[&str] = &[
+    // The official MCP Python SDK: the client in toolsmith-mcp's tests (stdio and streamable
+    // HTTP), and the Python server `cargo xtask bench mcp` compares against.
+    "mcp>=2",
+];
 
 /// The peer environment's directory under the workspace root.
 pub fn venv_dir(root: &Path) -> PathBuf {
