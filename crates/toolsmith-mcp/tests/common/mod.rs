@@ -4,6 +4,10 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use serde::Serialize;
+use toolsmith::ToolType;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
@@ -26,6 +30,43 @@ pub fn refuse(reason: String) -> Result<String, String> {
 #[toolsmith::tool]
 pub fn explode() -> String {
     panic!("the tool blew up")
+}
+
+/// Tomorrow's weather.
+#[derive(Serialize, ToolType)]
+pub struct Weather {
+    /// The city.
+    pub city: String,
+    /// Degrees Celsius.
+    pub celsius: f64,
+}
+
+/// Looks up tomorrow's weather in a city.
+#[toolsmith::tool(read_only, open_world)]
+pub fn forecast(city: String) -> Weather {
+    Weather {
+        city,
+        celsius: 21.5,
+    }
+}
+
+static RENDEZVOUS: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// Waits (10 s at most) until `group` calls are inside it at once; says whether they met.
+#[toolsmith::tool]
+pub fn rendezvous(group: usize) -> String {
+    let (arrived, changed) = &RENDEZVOUS;
+    let mut count = arrived.lock().unwrap();
+    *count += 1;
+    changed.notify_all();
+    let (count, _) = changed
+        .wait_timeout_while(count, Duration::from_secs(10), |count| *count < group)
+        .unwrap();
+    if *count >= group {
+        "met".to_owned()
+    } else {
+        format!("alone: {} of {group} arrived", *count)
+    }
 }
 
 /// A gate that `wait` calls block on until the test opens it, counting who has arrived.
@@ -75,6 +116,10 @@ pub fn registry() -> (Registry, Arc<Gate>) {
         .add(Arc::new(Refuse))
         .unwrap()
         .add(Arc::new(Explode))
+        .unwrap()
+        .add(Arc::new(Forecast))
+        .unwrap()
+        .add(Arc::new(Rendezvous))
         .unwrap()
         .add(gate.clone())
         .unwrap();
