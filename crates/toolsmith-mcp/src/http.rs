@@ -12,6 +12,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use rmcp::ServiceExt;
 use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::service::ServerInitializeError;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::de::IgnoredAny;
@@ -35,11 +36,12 @@ impl McpServer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = LineTransport::new(read, write, self.config().max_request_bytes());
-        let running = self
-            .clone()
-            .serve(transport)
-            .await
-            .map_err(|error| ServeError::Connection(error.to_string()))?;
+        let running = match self.clone().serve(transport).await {
+            Ok(running) => running,
+            // A client may leave before its first request (after `server/discover`, say).
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(error) => return Err(ServeError::Connection(error.to_string())),
+        };
         running
             .waiting()
             .await
