@@ -35,6 +35,13 @@ const BENCHES: &[Bench] = &[
         target: "registry",
         prepare: None,
     },
+    Bench {
+        name: "mcp",
+        package: "toolsmith-mcp",
+        target: "mcp",
+        // The MCP Python SDK server it is compared against.
+        prepare: Some(|root| crate::peers::ensure(root).map(drop)),
+    },
 ];
 
 /// Reads the benchmark names; each must be known.

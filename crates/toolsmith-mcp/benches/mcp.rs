@@ -61,19 +61,31 @@ impl Server {
         server.stdin.flush().unwrap();
         let init = server.receive();
         assert!(init.contains(r#""result""#), "{init}");
-        writeln!(server.stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+        writeln!(
+            server.stdin,
+            r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+        )
+        .unwrap();
         server.stdin.flush().unwrap();
         // Checked once: the call works and answers what it should.
         server.send_call();
         server.stdin.flush().unwrap();
         let answer = server.receive();
-        assert!(answer.contains(r#""text":"5""#) && answer.contains(r#""isError":false"#), "{answer}");
+        assert!(
+            answer.contains(r#""text":"5""#) && answer.contains(r#""isError":false"#),
+            "{answer}"
+        );
         server
     }
 
     fn send(&mut self, body: &str) {
         self.next_id += 1;
-        writeln!(self.stdin, r#"{{"jsonrpc":"2.0","id":{},{body}}}"#, self.next_id).unwrap();
+        writeln!(
+            self.stdin,
+            r#"{{"jsonrpc":"2.0","id":{},{body}}}"#,
+            self.next_id
+        )
+        .unwrap();
     }
 
     fn send_call(&mut self) {
@@ -130,7 +142,8 @@ fn main() -> ExitCode {
     };
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python_server.py");
     let mut peer = Server::start(Command::new(python).arg(script));
-    let mut ours = Server::start(Command::new(std::env::current_exe().unwrap()).arg("--serve-stdio"));
+    let mut ours =
+        Server::start(Command::new(std::env::current_exe().unwrap()).arg("--serve-stdio"));
 
     let sequential = report(
         "tools/call round trip over stdio, one request in flight (ns per call)",
@@ -146,7 +159,10 @@ fn main() -> ExitCode {
             Case::new("toolsmith-mcp", || ours.calls(PIPELINE)).target(TARGET),
         ],
     );
-    for (title, medians, calls) in [("sequential", &sequential, 1), ("pipelined", &pipelined, PIPELINE)] {
+    for (title, medians, calls) in [
+        ("sequential", &sequential, 1),
+        ("pipelined", &pipelined, PIPELINE),
+    ] {
         let rate = |ns: f64| calls as f64 * 1e9 / ns;
         let (python, toolsmith) = (rate(medians[0]), rate(medians[1]));
         println!(

@@ -1,7 +1,11 @@
 """Drives a toolsmith MCP server with the official MCP Python SDK's client and prints what it saw.
 
 Usage: mcp_client.py stdio COMMAND [ARG...]   (the client launches the server)
+       mcp_client.py stdio-legacy COMMAND [ARG...]   (the same, with the initialize handshake)
        mcp_client.py http URL
+
+By default the client negotiates as it does out of the box (probing `server/discover`, then the
+newest protocol both sides speak); `stdio-legacy` forces the pre-2026 `initialize` handshake.
 
 Prints one JSON object: the negotiated protocol version, the tools as listed, and the outcome of
 each call (a result, or the protocol error the client raised). The Rust test that runs this
@@ -30,9 +34,9 @@ async def call(client, name, arguments):
         return {"protocol_error": {"code": error.code, "message": error.message, "data": error.data}}
 
 
-async def drive(server):
+async def drive(server, mode):
     report = {}
-    async with Client(server, raise_exceptions=True) as client:
+    async with Client(server, raise_exceptions=True, mode=mode) as client:
         report["protocol_version"] = client.session.protocol_version
         listed = await client.list_tools()
         report["tools"] = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
@@ -50,13 +54,16 @@ async def drive(server):
 
 def main():
     transport, *rest = sys.argv[1:]
+    mode = "auto"
+    if transport == "stdio-legacy":
+        transport, mode = "stdio", "legacy"
     if transport == "stdio":
         server = StdioServerParameters(command=rest[0], args=rest[1:])
     elif transport == "http":
         server = rest[0]
     else:
         raise SystemExit(f"unknown transport {transport!r}")
-    print(json.dumps(asyncio.run(drive(server))))
+    print(json.dumps(asyncio.run(drive(server, mode))))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 //! The official MCP Python SDK's client against a toolsmith server, over stdio (the client
-//! launches this test binary as the server) and over streamable HTTP (served in-process):
-//! initialize, list, calls, errors, parallel calls.
+//! launches this test binary as the server; once negotiating as it does by default, once with the
+//! `initialize` handshake) and over streamable HTTP (served in-process): initialize, list, calls,
+//! errors, parallel calls.
 //!
 //! A test binary of its own (`harness = false`): started with `--serve-stdio` it is the server,
 //! whose stdout must carry nothing but protocol messages, which libtest's output would break.
@@ -30,11 +31,21 @@ fn main() -> ExitCode {
         println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
         return ExitCode::SUCCESS;
     };
-    let stdio = over_stdio(&python);
+    let stdio = over_stdio(&python, "stdio");
+    let legacy = over_stdio(&python, "stdio-legacy");
     let http = over_http(&python);
     let mut failed = 0;
     let mut passed = 0;
-    for (transport, report) in [("stdio", &stdio), ("http", &http)] {
+    let runs = [
+        ("stdio", &stdio),
+        ("stdio_initialize", &legacy),
+        ("http", &http),
+    ];
+    for (transport, report) in runs {
+        println!(
+            "{transport}: negotiated protocol {}",
+            report["protocol_version"]
+        );
         for (name, check) in CHECKS {
             let outcome = std::panic::catch_unwind(|| check(report));
             let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
@@ -121,9 +132,11 @@ fn run_client(python: &Path, args: &[&str]) -> Value {
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
 }
 
-fn over_stdio(python: &Path) -> Value {
+/// The client launching this binary as its server; `transport` is `stdio` (the client's own
+/// negotiation) or `stdio-legacy` (the `initialize` handshake).
+fn over_stdio(python: &Path, transport: &str) -> Value {
     let me = std::env::current_exe().unwrap();
-    run_client(python, &["stdio", me.to_str().unwrap(), "--serve-stdio"])
+    run_client(python, &[transport, me.to_str().unwrap(), "--serve-stdio"])
 }
 
 fn over_http(python: &Path) -> Value {
