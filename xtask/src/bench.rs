@@ -47,6 +47,13 @@ const BENCHES: &[Bench] = &[
         target: "overhead",
         prepare: Some(install_peers),
     },
+    Bench {
+        name: "mcp",
+        package: "toolsmith-mcp",
+        target: "mcp",
+        // The MCP Python SDK server it is compared against.
+        prepare: Some(install_peers),
+    },
 ];
 
 /// Installs ripgrep from the machine's package manager when `rg` is not on `PATH` (grep, wc,
@@ -68,7 +75,7 @@ fn install_ripgrep(_root: &Path) -> Result<(), Error> {
     })
 }
 
-/// Installs the peer programs (`gh` for the GitHub benchmark), as `cargo xtask setup` does.
+/// Installs the peer programs (`gh`, the MCP Python SDK), as `cargo xtask setup` does.
 fn install_peers(root: &Path) -> Result<(), Error> {
     crate::peers::ensure(root).map(|_| ())
 }

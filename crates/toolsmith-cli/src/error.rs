@@ -44,6 +44,8 @@ pub enum UsageError {
     Write(std::io::Error),
     /// JSON could not be printed.
     Print(serde_json::Error),
+    /// The MCP server could not start or stopped early.
+    Serve(String),
 }
 
 impl fmt::Display for UsageError {
@@ -93,6 +95,7 @@ impl fmt::Display for UsageError {
             }
             UsageError::Write(error) => write!(f, "cannot write to stdout: {error}"),
             UsageError::Print(error) => write!(f, "cannot print the JSON: {error}"),
+            UsageError::Serve(why) => write!(f, "cannot serve MCP: {why}"),
         }
     }
 }

@@ -28,6 +28,10 @@
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
 //!   repairs, so `--strict` accepts what D was told to send.
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
+//! - `mcp [--http ADDR]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's own
+//!   stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
+//!   messages), or over stateless streamable HTTP at ADDR; `--max-request-bytes`,
+//!   `--max-concurrent-calls` and `--call-timeout` set the limits.
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
@@ -64,6 +68,7 @@ mod coerce;
 mod error;
 mod input;
 mod list;
+mod mcp;
 mod output;
 mod schema;
 
@@ -139,6 +144,11 @@ enum Command {
     /// Prints one JSON object: `{"value": ..., "repairs": [...]}` when the arguments are valid
     /// (exit 0), `{"errors": [...]}` when they are not (exit 1).
     Coerce(coerce::CoerceArgs),
+    /// Serve the tools over MCP: stdio, or streamable HTTP with `--http ADDR`.
+    ///
+    /// Over stdio, stdout carries only protocol messages; the server runs until the client
+    /// closes stdin. Over HTTP it is stateless (any instance can answer any request).
+    Mcp(mcp::McpArgs),
 }
 
 /// Runs the command line `args` (as the process receives them, the program name first) over the
@@ -168,6 +178,7 @@ where
         Command::Schema(args) => args.run(load_registry),
         Command::Call(args) => load_registry().and_then(|registry| args.run(registry, stdin)),
         Command::Coerce(args) => args.run(stdin),
+        Command::Mcp(args) => load_registry().and_then(|registry| args.run(registry)),
     };
     match result {
         Ok(outcome) => print(outcome, stdout, stderr),

@@ -10,9 +10,10 @@ fn main() -> ExitCode {
     toolsmith_cli::run(
         std::env::args_os(),
         toolsmith::registry,
-        &mut std::io::stdin().lock(),
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
+        // Not locked for the whole run: `toolsmith mcp` reads and writes them from other threads.
+        &mut std::io::stdin(),
+        &mut std::io::stdout(),
+        &mut std::io::stderr(),
     )
     .into()
 }

@@ -1,0 +1,80 @@
+//! [`ServeError`]: why serving could not start or stopped.
+
+use std::fmt;
+use std::net::SocketAddr;
+
+use toolsmith::{EnvelopeError, RegistryError};
+
+/// Why a server could not start, or stopped early.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The registry could not be built (say, two tools share a name).
+    Registry(RegistryError),
+    /// A tool cannot be declared to MCP clients (its name or its schema).
+    Declare(EnvelopeError),
+    /// A tool's MCP envelope does not read as rmcp's tool declaration.
+    Declaration {
+        /// The tool.
+        tool: String,
+        /// Why.
+        error: serde_json::Error,
+    },
+    /// The async runtime could not start.
+    Runtime(std::io::Error),
+    /// The HTTP address could not be bound.
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        error: std::io::Error,
+    },
+    /// Accepting HTTP connections failed.
+    Accept(std::io::Error),
+    /// The client never completed the MCP handshake, or the connection broke.
+    Connection(String),
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::Registry(error) => write!(f, "{error}"),
+            ServeError::Declare(error) => write!(f, "{error}"),
+            ServeError::Declaration { tool, error } => {
+                write!(
+                    f,
+                    "tool `{tool}` cannot be declared to MCP clients: {error}"
+                )
+            }
+            ServeError::Runtime(error) => write!(f, "cannot start the async runtime: {error}"),
+            ServeError::Bind { addr, error } => write!(f, "cannot listen on {addr}: {error}"),
+            ServeError::Accept(error) => write!(f, "cannot accept a connection: {error}"),
+            ServeError::Connection(why) => write!(f, "MCP connection failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Registry(error) => Some(error),
+            ServeError::Declare(error) => Some(error),
+            ServeError::Runtime(error) | ServeError::Accept(error) => Some(error),
+            ServeError::Bind { error, .. } => Some(error),
+            ServeError::Declaration { error, .. } => Some(error),
+            ServeError::Connection(_) => None,
+        }
+    }
+}
+
+impl From<RegistryError> for ServeError {
+    fn from(error: RegistryError) -> Self {
+        ServeError::Registry(error)
+    }
+}
+
+impl From<EnvelopeError> for ServeError {
+    fn from(error: EnvelopeError) -> Self {
+        ServeError::Declare(error)
+    }
+}

@@ -1,0 +1,218 @@
+//! [`McpServer`]: rmcp's server handler over a toolsmith [`Registry`].
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio::sync::Semaphore;
+use toolsmith::{Arguments, Dialect, Registry, ToolError, ToolOutput, envelope};
+
+use crate::config::McpConfig;
+use crate::error::ServeError;
+
+/// An MCP server over a [`Registry`]: rmcp's [`ServerHandler`], with the tools' declarations
+/// computed once, at construction.
+///
+/// Cloning is cheap (the clones share the registry, the declarations and the concurrency
+/// limit), which is how the stateless HTTP transport hands each request its own handler.
+///
+/// ```
+/// use toolsmith_mcp::{McpConfig, McpServer};
+///
+/// /// Adds two integers.
+/// #[toolsmith::tool(read_only)]
+/// fn add(a: i64, b: i64) -> i64 {
+///     a + b
+/// }
+///
+/// let mut registry = toolsmith::Registry::new();
+/// registry.add(std::sync::Arc::new(Add))?;
+/// let server = McpServer::new(registry, McpConfig::default())?;
+/// let declared = &server.tools()[0];
+/// assert_eq!(declared.name, "add");
+/// assert_eq!(declared.title.as_deref(), Some("Add"));
+/// assert_eq!(declared.input_schema["type"], "object");
+/// assert_eq!(declared.annotations.as_ref().and_then(|a| a.read_only_hint), Some(true));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    registry: Arc<Registry>,
+    config: McpConfig,
+    /// `tools/list`'s answer, built once.
+    listed: ListToolsResult,
+    calls: Arc<Semaphore>,
+}
+
+impl McpServer {
+    /// A server for `registry`, declaring every tool in the MCP dialect.
+    ///
+    /// # Errors
+    /// [`ServeError::Declare`] when a tool's name or schema cannot be declared to MCP clients.
+    pub fn new(registry: impl Into<Arc<Registry>>, config: McpConfig) -> Result<Self, ServeError> {
+        let registry = registry.into();
+        let tools = registry
+            .iter()
+            .map(|entry| declare(entry.tool().as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let calls = Arc::new(Semaphore::new(config.max_concurrent_calls()));
+        Ok(McpServer {
+            shared: Arc::new(Shared {
+                registry,
+                config,
+                listed: ListToolsResult::with_all_items(tools),
+                calls,
+            }),
+        })
+    }
+
+    /// The tools as `tools/list` declares them, in the registry's order.
+    pub fn tools(&self) -> &[rmcp::model::Tool] {
+        &self.shared.listed.tools
+    }
+
+    /// The configuration the server runs with.
+    pub fn config(&self) -> &McpConfig {
+        &self.shared.config
+    }
+
+    /// Runs one call: coerced, on a blocking thread, under the concurrency limit and the timeout.
+    async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+        let shared = &self.shared;
+        if let Err(error) = shared.registry.find(name) {
+            return Err(unknown_tool(&error));
+        }
+        let Ok(permit) = shared.calls.clone().try_acquire_owned() else {
+            let limit = shared.config.max_concurrent_calls();
+            return Ok(error_result(format!(
+                "The server is busy: {limit} tool calls are already running. Try `{name}` again shortly."
+            )));
+        };
+        let registry = Arc::clone(&shared.registry);
+        let policy = shared.config.policy().clone();
+        let tool = name.to_owned();
+        let running = tokio::task::spawn_blocking(move || {
+            // Held until the tool returns, even after a timeout: a runaway tool keeps its slot.
+            let _permit = permit;
+            registry.call(&tool, Arguments::Json(&arguments), &policy)
+        });
+        let timeout = shared.config.call_timeout();
+        Ok(match tokio::time::timeout(timeout, running).await {
+            Ok(Ok(Ok(output))) => success_result(output),
+            Ok(Ok(Err(error))) => error_result(error.to_model_message()),
+            // `Registry::call` catches panics; this is a panic it could not catch.
+            Ok(Err(joined)) => error_result(
+                ToolError::Panicked {
+                    tool: name.to_owned(),
+                    message: joined.to_string(),
+                }
+                .to_model_message(),
+            ),
+            Err(_elapsed) => error_result(format!(
+                "Tool `{name}` did not finish within {} and was abandoned.",
+                seconds(timeout)
+            )),
+        })
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let config = &self.shared.config;
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                config.server_name(),
+                config.server_version(),
+            ));
+        match config.instructions() {
+            Some(instructions) => info.with_instructions(instructions),
+            None => info,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(self.shared.listed.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        self.call(&request.name, arguments).await.map(Into::into)
+    }
+}
+
+/// A tool's MCP declaration: toolsmith's MCP envelope, with a title.
+fn declare(tool: &dyn toolsmith::Tool) -> Result<rmcp::model::Tool, ServeError> {
+    let mut declared = envelope(tool, Dialect::Mcp)?;
+    declared["title"] = Value::String(title(tool.name()));
+    serde_json::from_value(declared).map_err(|error| ServeError::Declaration {
+        tool: tool.name().to_owned(),
+        error,
+    })
+}
+
+/// A human title from a tool name: `create_task` -> `Create task`.
+fn title(name: &str) -> String {
+    let words = name.replace(['_', '-', '.'], " ");
+    let mut chars = words.trim().chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn success_result(output: ToolOutput) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+    // MCP's structuredContent is an object; other structured outputs travel as their JSON text.
+    if let Some(structured @ Value::Object(_)) = output.structured {
+        result.structured_content = Some(structured);
+    }
+    result
+}
+
+fn error_result(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+/// The protocol error for a name no tool has: MCP's invalid params, naming the nearest tool.
+fn unknown_tool(error: &ToolError) -> ErrorData {
+    let data = match error {
+        ToolError::NotFound { name, did_you_mean } => {
+            Some(json!({"name": name, "did_you_mean": did_you_mean}))
+        }
+        _ => None,
+    };
+    ErrorData::invalid_params(error.to_model_message(), data)
+}
+
+fn seconds(duration: std::time::Duration) -> String {
+    format!("{}s", duration.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_the_name_in_words() {
+        assert_eq!(title("create_task"), "Create task");
+        assert_eq!(title("weather.lookup"), "Weather lookup");
+        assert_eq!(title(""), "");
+    }
+}

@@ -1,0 +1,244 @@
+//! The official MCP Python SDK's client against a toolsmith server, over stdio (the client
+//! launches this test binary as the server; once negotiating as it does by default, once with the
+//! `initialize` handshake) and over streamable HTTP (served in-process): initialize, list, calls,
+//! errors, parallel calls.
+//!
+//! A test binary of its own (`harness = false`): started with `--serve-stdio` it is the server,
+//! whose stdout must carry nothing but protocol messages, which libtest's output would break.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use serde_json::{Value, json};
+use toolsmith_mcp::{McpConfig, McpServer};
+
+fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("--serve-stdio") {
+        let (registry, _gate) = common::registry();
+        return match toolsmith_mcp::serve_stdio(registry) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                eprintln!("{error}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    let Some(python) = toolsmith_testkit::require("python") else {
+        println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
+        return ExitCode::SUCCESS;
+    };
+    let stdio = over_stdio(&python, "stdio");
+    let legacy = over_stdio(&python, "stdio-legacy");
+    let http = over_http(&python);
+    let mut failed = 0;
+    let mut passed = 0;
+    let runs = [
+        ("stdio", &stdio),
+        ("stdio_initialize", &legacy),
+        ("http", &http),
+    ];
+    for (transport, report) in runs {
+        println!(
+            "{transport}: negotiated protocol {}",
+            report["protocol_version"]
+        );
+        for (name, check) in CHECKS {
+            let outcome = std::panic::catch_unwind(|| check(report));
+            let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
+            println!("test {transport}::{name} ... {verdict}");
+            match outcome {
+                Ok(()) => passed += 1,
+                Err(_) => failed += 1,
+            }
+        }
+    }
+    let result = if failed == 0 { "ok" } else { "FAILED" };
+    println!(
+        "\ntest result: {result}. {passed} passed; {failed} failed; 0 ignored; 0 measured; 0 filtered out"
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+type Check = fn(&Value);
+
+const CHECKS: &[(&str, Check)] = &[
+    (
+        "the_client_completes_the_handshake",
+        the_client_completes_the_handshake,
+    ),
+    (
+        "every_tool_is_listed_with_an_object_input_schema",
+        every_tool_is_listed_with_an_object_input_schema,
+    ),
+    (
+        "an_object_output_is_declared_with_its_schema_and_annotations",
+        an_object_output_is_declared_with_its_schema_and_annotations,
+    ),
+    (
+        "a_call_is_coerced_and_answered_in_text",
+        a_call_is_coerced_and_answered_in_text,
+    ),
+    (
+        "a_structured_output_comes_as_structured_content",
+        a_structured_output_comes_as_structured_content,
+    ),
+    (
+        "bad_arguments_come_back_as_an_error_result_with_the_message",
+        bad_arguments_come_back_as_an_error_result_with_the_message,
+    ),
+    (
+        "a_failing_or_panicking_tool_is_an_error_result",
+        a_failing_or_panicking_tool_is_an_error_result,
+    ),
+    (
+        "an_unknown_tool_is_a_protocol_error_naming_the_nearest_tool",
+        an_unknown_tool_is_a_protocol_error_naming_the_nearest_tool,
+    ),
+    ("parallel_calls_run_at_once", parallel_calls_run_at_once),
+    (
+        "the_server_keeps_serving_after_errors",
+        the_server_keeps_serving_after_errors,
+    ),
+];
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("mcp_client.py")
+}
+
+/// Runs the client script with `args`; its report.
+fn run_client(python: &Path, args: &[&str]) -> Value {
+    let output = Command::new(python)
+        .arg(script())
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the client failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"))
+}
+
+/// The client launching this binary as its server; `transport` is `stdio` (the client's own
+/// negotiation) or `stdio-legacy` (the `initialize` handshake).
+fn over_stdio(python: &Path, transport: &str) -> Value {
+    let me = std::env::current_exe().unwrap();
+    run_client(python, &[transport, me.to_str().unwrap(), "--serve-stdio"])
+}
+
+fn over_http(python: &Path) -> Value {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let (registry, _gate) = common::registry();
+    let server = McpServer::new(registry, McpConfig::default()).unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    runtime.spawn(async move { server.serve_http(listener).await });
+    let report = run_client(python, &["http", &url]);
+    runtime.shutdown_background();
+    report
+}
+
+fn tool<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == name)
+        .unwrap_or_else(|| panic!("no tool {name} listed"))
+}
+
+fn the_client_completes_the_handshake(report: &Value) {
+    assert!(report["protocol_version"].is_string(), "{report}");
+}
+
+fn every_tool_is_listed_with_an_object_input_schema(report: &Value) {
+    let tools = report["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), common::registry().0.len());
+    for tool in tools {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+        assert!(tool["title"].is_string(), "{tool}");
+        assert!(tool["description"].is_string(), "{tool}");
+    }
+    assert_eq!(
+        tool(report, "add")["inputSchema"]["required"],
+        json!(["a", "b"])
+    );
+}
+
+fn an_object_output_is_declared_with_its_schema_and_annotations(report: &Value) {
+    let forecast = tool(report, "forecast");
+    assert_eq!(forecast["outputSchema"]["type"], "object", "{forecast}");
+    assert_eq!(forecast["annotations"]["readOnlyHint"], true, "{forecast}");
+    assert_eq!(forecast["annotations"]["openWorldHint"], true, "{forecast}");
+    assert!(tool(report, "add").get("outputSchema").is_none());
+}
+
+fn a_call_is_coerced_and_answered_in_text(report: &Value) {
+    assert_eq!(
+        report["call"],
+        json!({"is_error": false, "text": "42", "structured": null})
+    );
+}
+
+fn a_structured_output_comes_as_structured_content(report: &Value) {
+    let call = &report["structured_call"];
+    assert_eq!(call["is_error"], false, "{call}");
+    assert_eq!(call["structured"], json!({"city": "Oslo", "celsius": 21.5}));
+    assert_eq!(call["text"], r#"{"city":"Oslo","celsius":21.5}"#);
+}
+
+fn bad_arguments_come_back_as_an_error_result_with_the_message(report: &Value) {
+    let call = &report["bad_arguments"];
+    assert_eq!(call["is_error"], true, "{call}");
+    let text = call["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Invalid arguments for tool `add`."),
+        "{text}"
+    );
+    assert!(text.contains("`c`: unknown field"), "{text}");
+}
+
+fn a_failing_or_panicking_tool_is_an_error_result(report: &Value) {
+    assert_eq!(report["failing_tool"]["is_error"], true);
+    assert_eq!(
+        report["failing_tool"]["text"],
+        "Tool `refuse` failed: no quota left"
+    );
+    assert_eq!(report["panicking_tool"]["is_error"], true);
+    let text = report["panicking_tool"]["text"].as_str().unwrap();
+    assert!(text.contains("Tool `explode` crashed"), "{text}");
+}
+
+fn an_unknown_tool_is_a_protocol_error_naming_the_nearest_tool(report: &Value) {
+    let error = &report["unknown_tool"]["protocol_error"];
+    assert_eq!(error["code"], -32602, "{report}");
+    assert_eq!(
+        error["message"],
+        "There is no tool named `ad`. Did you mean `add`?"
+    );
+}
+
+fn parallel_calls_run_at_once(report: &Value) {
+    for call in report["parallel"].as_array().unwrap() {
+        assert_eq!(call["text"], "met", "{call}");
+    }
+}
+
+fn the_server_keeps_serving_after_errors(report: &Value) {
+    assert_eq!(report["after_errors"]["text"], "2");
+}
