@@ -28,6 +28,12 @@
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
 //!   repairs, so `--strict` accepts what D was told to send.
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
+//! - `agent [--base-url URL] [--model NAME] [--tools NAME]... [--max-steps N] [--json] QUESTION`:
+//!   the question answered by a model behind an OpenAI-compatible API, over the registered tools
+//!   (or those named), with [`toolsmith_agent::ReAct`]. The base URL and model default to
+//!   `OPENAI_BASE_URL` and `OPENAI_MODEL`, the key is `OPENAI_API_KEY`. Prints the answer, or with
+//!   `--json` `{"answer", "steps", "lm_calls"}`; no answer (too many steps, an HTTP error, an
+//!   unreachable server, a malformed reply) is exit 1 with the reason on stderr, never the key.
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
@@ -59,6 +65,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod agent;
 mod call;
 mod coerce;
 mod error;
@@ -139,6 +146,13 @@ enum Command {
     /// Prints one JSON object: `{"value": ..., "repairs": [...]}` when the arguments are valid
     /// (exit 0), `{"errors": [...]}` when they are not (exit 1).
     Coerce(coerce::CoerceArgs),
+    /// Answer a question with a model over the registered tools.
+    ///
+    /// Asks the model behind an OpenAI-compatible chat completions API (`--base-url`, else
+    /// `OPENAI_BASE_URL`; key from `OPENAI_API_KEY`), which may call the tools (all, or those
+    /// named with `--tools`) before it answers. Prints the answer (exit 0), or why there is none
+    /// on stderr (exit 1).
+    Agent(agent::AgentArgs),
 }
 
 /// Runs the command line `args` (as the process receives them, the program name first) over the
@@ -168,6 +182,7 @@ where
         Command::Schema(args) => args.run(load_registry),
         Command::Call(args) => load_registry().and_then(|registry| args.run(registry, stdin)),
         Command::Coerce(args) => args.run(stdin),
+        Command::Agent(args) => load_registry().and_then(|registry| args.run(registry)),
     };
     match result {
         Ok(outcome) => print(outcome, stdout, stderr),
