@@ -35,6 +35,12 @@ const BENCHES: &[Bench] = &[
         target: "registry",
         prepare: None,
     },
+    Bench {
+        name: "agent",
+        package: "toolsmith-agent",
+        target: "react",
+        prepare: None,
+    },
 ];
 
 /// Reads the benchmark names; each must be known.

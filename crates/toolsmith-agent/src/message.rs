@@ -120,8 +120,9 @@ impl Message {
     /// The message in the OpenAI chat completions shape.
     pub fn to_openai(&self) -> Value {
         let mut out = json!({"role": self.role.as_str()});
-        // An assistant message of tool calls only carries `"content": null`.
-        out["content"] = self.content.clone().map_or(Value::Null, Value::String);
+        // Empty text rather than `null` for a message of tool calls only: chat templates of
+        // local servers concatenate the content and fail on `null`.
+        out["content"] = Value::String(self.content.clone().unwrap_or_default());
         if !self.tool_calls.is_empty() {
             out["tool_calls"] = self
                 .tool_calls
@@ -181,11 +182,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_assistant_message_of_calls_has_null_content_and_text_arguments() {
+    fn an_assistant_message_of_calls_has_empty_content_and_text_arguments() {
         let message = Message::tool_calls(vec![ToolCall::new("c1", "add", json!({"a": 1}))]);
         assert_eq!(
             message.to_openai(),
-            json!({"role": "assistant", "content": null, "tool_calls": [
+            json!({"role": "assistant", "content": "", "tool_calls": [
                 {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}}
             ]})
         );

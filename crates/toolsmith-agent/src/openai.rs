@@ -381,6 +381,7 @@ fn kind(value: &Value) -> &'static str {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
     use crate::message::ToolChoice;

@@ -1,5 +1,6 @@
 //! `OpenAiCompatible` and `ReAct` against a fake OpenAI-compatible server on 127.0.0.1: what
 //! goes on the wire, retries, failures, and the loop over real HTTP.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "support/fake_openai.rs"]
 mod fake_openai;

@@ -1,4 +1,5 @@
 //! `ReAct` and `Predict` over a scripted model: the loop's behaviour, one rule per test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};

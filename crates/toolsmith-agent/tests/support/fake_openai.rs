@@ -3,7 +3,7 @@
 //!
 //! Shared by this crate's tests and the CLI's (included with `#[path]`).
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
