@@ -54,6 +54,12 @@ const BENCHES: &[Bench] = &[
         // The MCP Python SDK server it is compared against.
         prepare: Some(install_peers),
     },
+    Bench {
+        name: "agent",
+        package: "toolsmith-agent",
+        target: "react",
+        prepare: None,
+    },
 ];
 
 /// Installs ripgrep from the machine's package manager when `rg` is not on `PATH` (grep, wc,

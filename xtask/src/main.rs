@@ -5,7 +5,8 @@
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
 //! - `setup`: the real peer programs tests and benchmarks run against (a Python venv);
-//! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through.
+//! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
+//! - `e2e`: the agent against a real local model (built once into `target/peers/llm`).
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
@@ -14,6 +15,7 @@
 
 mod bench;
 mod ci;
+mod e2e;
 mod fuzz;
 mod peers;
 mod process;
@@ -32,6 +34,8 @@ tasks:
                               for N seconds each (default 20)
   deny                        cargo deny check licenses bans sources (skipped without cargo-deny)
   bench [NAME...]             run the benchmarks (all when no NAME is given)
+  e2e                         the agent against a real local model served on 127.0.0.1
+                              (builds llama-cpp-python into target/peers/llm once, ~10 min)
   help                        print this message";
 
 /// Why a task did not succeed.
@@ -60,6 +64,7 @@ enum Task {
     Deny,
     Setup,
     Bench(Vec<String>),
+    E2e,
     Help,
 }
 
@@ -95,6 +100,7 @@ fn parse(args: &[String]) -> Result<Task, Error> {
         "deny" => no_options(Task::Deny),
         "setup" => no_options(Task::Setup),
         "bench" => bench::parse(rest).map(Task::Bench),
+        "e2e" => no_options(Task::E2e),
         "help" | "-h" | "--help" => Ok(Task::Help),
         other => Err(Error::Usage(format!("unknown task `{other}`"))),
     }
@@ -107,6 +113,7 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
         Task::Deny => deny(root),
         Task::Setup => peers::ensure(root).map(|_| ()),
         Task::Bench(names) => bench::run(root, &names),
+        Task::E2e => e2e::run(root),
         Task::Help => {
             println!("{USAGE}");
             Ok(())
@@ -150,6 +157,7 @@ mod tests {
         assert_eq!(parse(&args(&["deny"])), Ok(Task::Deny));
         assert_eq!(parse(&args(&["setup"])), Ok(Task::Setup));
         assert_eq!(parse(&args(&["bench"])), Ok(Task::Bench(Vec::new())));
+        assert_eq!(parse(&args(&["e2e"])), Ok(Task::E2e));
         assert_eq!(parse(&args(&["--help"])), Ok(Task::Help));
     }
 

@@ -32,6 +32,12 @@
 //!   stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
 //!   messages), or over stateless streamable HTTP at ADDR; `--max-request-bytes`,
 //!   `--max-concurrent-calls` and `--call-timeout` set the limits.
+//! - `agent [--base-url URL] [--model NAME] [--tools NAME]... [--max-steps N] [--json] QUESTION`:
+//!   the question answered by a model behind an OpenAI-compatible API, over the registered tools
+//!   (or those named), with [`toolsmith_agent::ReAct`]. The base URL and model default to
+//!   `OPENAI_BASE_URL` and `OPENAI_MODEL`, the key is `OPENAI_API_KEY`. Prints the answer, or with
+//!   `--json` `{"answer", "steps", "lm_calls"}`; no answer (too many steps, an HTTP error, an
+//!   unreachable server, a malformed reply) is exit 1 with the reason on stderr, never the key.
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
@@ -63,6 +69,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod agent;
 mod call;
 mod coerce;
 mod error;
@@ -149,6 +156,13 @@ enum Command {
     /// Over stdio, stdout carries only protocol messages; the server runs until the client
     /// closes stdin. Over HTTP it is stateless (any instance can answer any request).
     Mcp(mcp::McpArgs),
+    /// Answer a question with a model over the registered tools.
+    ///
+    /// Asks the model behind an OpenAI-compatible chat completions API (`--base-url`, else
+    /// `OPENAI_BASE_URL`; key from `OPENAI_API_KEY`), which may call the tools (all, or those
+    /// named with `--tools`) before it answers. Prints the answer (exit 0), or why there is none
+    /// on stderr (exit 1).
+    Agent(agent::AgentArgs),
 }
 
 /// Runs the command line `args` (as the process receives them, the program name first) over the
@@ -179,6 +193,7 @@ where
         Command::Call(args) => load_registry().and_then(|registry| args.run(registry, stdin)),
         Command::Coerce(args) => args.run(stdin),
         Command::Mcp(args) => load_registry().and_then(|registry| args.run(registry)),
+        Command::Agent(args) => load_registry().and_then(|registry| args.run(registry)),
     };
     match result {
         Ok(outcome) => print(outcome, stdout, stderr),

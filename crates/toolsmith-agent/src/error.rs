@@ -1,0 +1,120 @@
+//! [`AgentError`]: why an agent gave no answer, and [`Step`]: one tool call of its trajectory.
+
+use std::fmt;
+
+use serde_json::{Value, json};
+use toolsmith::Repair;
+
+use crate::lm::LmError;
+
+/// One tool call an agent made, and what came of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// The tool called (as the model named it, which may be no tool at all).
+    pub tool: String,
+    /// The call's id.
+    pub call_id: String,
+    /// The arguments as the model sent them.
+    pub arguments: Value,
+    /// What the model read back: the tool's output, or the error message.
+    pub observation: String,
+    /// The repairs the arguments needed.
+    pub repairs: Vec<Repair>,
+    /// The error's code (`invalid_arguments`, `not_found`, `failed`, `panicked`) when the call
+    /// failed; `None` when the tool ran.
+    pub error: Option<&'static str>,
+}
+
+impl Step {
+    /// The step as JSON: `{"tool", "arguments", "observation", "repairs", "error"}`.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "tool": self.tool,
+            "call_id": self.call_id,
+            "arguments": self.arguments,
+            "observation": self.observation,
+            "repairs": self.repairs.iter().map(Repair::to_json).collect::<Vec<_>>(),
+            "error": self.error,
+        })
+    }
+}
+
+/// Why an agent gave no answer.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The model could not be asked.
+    Lm(LmError),
+    /// [`ReAct`](crate::ReAct) took its every step without an answer.
+    MaxSteps {
+        /// The steps allowed.
+        max_steps: usize,
+        /// Every tool call made.
+        trajectory: Vec<Step>,
+        /// How many times the model was asked.
+        lm_calls: usize,
+    },
+    /// [`Predict`](crate::Predict) got no valid answer in its attempts.
+    NoAnswer {
+        /// The attempts allowed.
+        attempts: usize,
+        /// What was wrong with the last reply, as the model read it.
+        problem: String,
+        /// Every rejected answer.
+        trajectory: Vec<Step>,
+    },
+    /// The signature cannot be put to a model (say, an output that is not a struct).
+    Signature(String),
+    /// The input cannot be shown to the model.
+    Input(String),
+    /// The tools cannot be offered (an unknown name, two of one name, a tool named `finish`, a
+    /// tool that cannot be declared).
+    Tools(String),
+}
+
+impl AgentError {
+    /// The tool calls made before the agent stopped (empty when it never got to any).
+    pub fn trajectory(&self) -> &[Step] {
+        match self {
+            AgentError::MaxSteps { trajectory, .. } | AgentError::NoAnswer { trajectory, .. } => {
+                trajectory
+            }
+            _ => &[],
+        }
+    }
+}
+
+impl From<LmError> for AgentError {
+    fn from(error: LmError) -> Self {
+        AgentError::Lm(error)
+    }
+}
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AgentError::Lm(error) => error.fmt(f),
+            AgentError::MaxSteps {
+                max_steps,
+                trajectory,
+                lm_calls,
+            } => write!(
+                f,
+                "no answer after {max_steps} steps ({lm_calls} model calls, {} tool calls)",
+                trajectory.len()
+            ),
+            AgentError::NoAnswer {
+                attempts, problem, ..
+            } => write!(
+                f,
+                "no valid answer after {attempts} attempts; the last: {}",
+                problem.trim_end()
+            ),
+            AgentError::Signature(why) => write!(f, "the signature cannot be used: {why}"),
+            AgentError::Input(why) => write!(f, "the input cannot be shown to the model: {why}"),
+            AgentError::Tools(why) => write!(f, "the tools cannot be offered: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for AgentError {}

@@ -1,0 +1,141 @@
+//! [`ScriptedModel`]: a [`LanguageModel`] that replies from a script, for tests of code that
+//! uses a model (an agent, or a tool that calls [`Predict`](crate::Predict) inside).
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use serde_json::Value;
+
+use crate::lm::{LanguageModel, LmError};
+use crate::message::{Message, Request, ToolCall, ToolChoice};
+
+/// A model that gives its scripted replies in order and records every request it was asked.
+///
+/// Tool calls get the ids `call_1`, `call_2`, ... in the order they are scripted. Asked once more
+/// than it has replies, it fails with [`LmError::ScriptExhausted`].
+///
+/// ```
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use toolsmith_agent::{ScriptedModel, LanguageModel, Message, Request, ToolChoice};
+///
+/// let lm = ScriptedModel::new()
+///     .then_call("add", json!({"a": 1, "b": 2}))
+///     .then_text("3");
+/// let ask = |lm: &ScriptedModel| lm.complete(&Request {
+///     messages: &[Message::user("1 + 2?")],
+///     tools: &[],
+///     tool_choice: &ToolChoice::Auto,
+/// });
+/// assert_eq!(ask(&lm)?.tool_calls[0].name, "add");
+/// assert_eq!(ask(&lm)?.content.as_deref(), Some("3"));
+/// assert!(ask(&lm).is_err());
+/// assert_eq!(lm.requests().len(), 3);
+/// # Ok::<(), toolsmith_agent::LmError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ScriptedModel {
+    script: Vec<Result<Message, LmError>>,
+    state: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    next: usize,
+    requests: Vec<Recorded>,
+}
+
+/// A request as the scripted model saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The conversation sent.
+    pub messages: Vec<Message>,
+    /// The names of the tools declared, in order.
+    pub tools: Vec<String>,
+    /// The tool choice asked for.
+    pub tool_choice: ToolChoice,
+}
+
+impl ScriptedModel {
+    /// A model with an empty script.
+    pub fn new() -> Self {
+        ScriptedModel::default()
+    }
+
+    /// Replies next with `message`, as it is.
+    pub fn then_reply(mut self, message: Message) -> Self {
+        self.script.push(Ok(message));
+        self
+    }
+
+    /// Replies next with text and no tool calls.
+    pub fn then_text(self, text: impl Into<String>) -> Self {
+        self.then_reply(Message::assistant(text))
+    }
+
+    /// Replies next with one call of `tool` (arguments as an object, or a string of text).
+    pub fn then_call(self, tool: &str, arguments: Value) -> Self {
+        self.then_calls([(tool, arguments)])
+    }
+
+    /// Replies next with these calls at once, in order (parallel tool calls).
+    pub fn then_calls<'a>(self, calls: impl IntoIterator<Item = (&'a str, Value)>) -> Self {
+        let mut numbered = Vec::new();
+        for (tool, arguments) in calls {
+            let id = format!("call_{}", self.call_count() + numbered.len() + 1);
+            numbered.push(ToolCall::new(id, tool, arguments));
+        }
+        self.then_reply(Message::tool_calls(numbered))
+    }
+
+    /// Fails next with `error`.
+    pub fn then_fail(mut self, error: LmError) -> Self {
+        self.script.push(Err(error));
+        self
+    }
+
+    /// Every request asked so far, oldest first.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.state().requests.clone()
+    }
+
+    /// How many scripted replies have not been given yet.
+    pub fn remaining(&self) -> usize {
+        self.script.len().saturating_sub(self.state().next)
+    }
+
+    fn call_count(&self) -> usize {
+        self.script
+            .iter()
+            .filter_map(|reply| reply.as_ref().ok())
+            .map(|message| message.tool_calls.len())
+            .sum()
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // The state stays consistent across a panic elsewhere: each update is one push.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl LanguageModel for ScriptedModel {
+    fn complete(&self, request: &Request<'_>) -> Result<Message, LmError> {
+        let mut state = self.state();
+        state.requests.push(Recorded {
+            messages: request.messages.to_vec(),
+            tools: request
+                .tools
+                .iter()
+                .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
+                .collect(),
+            tool_choice: request.tool_choice.clone(),
+        });
+        let index = state.next;
+        state.next += 1;
+        self.script
+            .get(index)
+            .cloned()
+            .unwrap_or(Err(LmError::ScriptExhausted {
+                replies: self.script.len(),
+            }))
+    }
+}

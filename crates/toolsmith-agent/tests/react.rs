@@ -1,0 +1,475 @@
+//! `ReAct` and `Predict` over a scripted model: the loop's behaviour, one rule per test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use toolsmith::{Registry, ToolType};
+use toolsmith_agent::{
+    AgentError, LmError, Predict, Question, QuestionAnswer, ReAct, Role, ScriptedModel, Signature,
+    ToolChoice,
+};
+
+/// Adds two integers.
+#[toolsmith::tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Looks up a city's population.
+#[toolsmith::tool]
+fn population(city: String) -> Result<String, String> {
+    match city.as_str() {
+        "Paris" => Ok("2.1 million".to_owned()),
+        other => Err(format!("no data for {other}")),
+    }
+}
+
+/// Always crashes.
+#[toolsmith::tool]
+fn explode() -> String {
+    panic!("boom")
+}
+
+/// Waits, up to a few seconds, until a second caller arrives.
+struct Meeting {
+    arrived: AtomicUsize,
+}
+
+#[toolsmith::tool(register = false)]
+impl Meeting {
+    /// Meets another caller.
+    fn meet(&self, who: String) -> String {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        let until = Instant::now() + Duration::from_secs(5);
+        while self.arrived.load(Ordering::SeqCst) < 2 && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let met = self.arrived.load(Ordering::SeqCst) >= 2;
+        format!("{who}: {}", if met { "met" } else { "alone" })
+    }
+}
+
+fn tools() -> Registry {
+    let mut registry = Registry::new();
+    for tool in [
+        Arc::new(Add) as Arc<dyn toolsmith::Tool>,
+        Arc::new(Population),
+        Arc::new(Explode),
+    ] {
+        registry.add(tool).expect("distinct names");
+    }
+    registry
+}
+
+fn question(text: &str) -> Question {
+    Question {
+        question: text.to_owned(),
+    }
+}
+
+fn agent(lm: &Arc<ScriptedModel>) -> ReAct<QuestionAnswer> {
+    ReAct::new(lm.clone(), &tools()).expect("an agent")
+}
+
+/// The text of message `index` of request `request`.
+fn content(lm: &ScriptedModel, request: usize, index: usize) -> String {
+    lm.requests()[request].messages[index]
+        .content
+        .clone()
+        .unwrap_or_default()
+}
+
+#[derive(Serialize, ToolType)]
+struct Numbers {
+    /// The numbers to add.
+    numbers: Vec<i64>,
+}
+
+#[derive(Debug, Deserialize, ToolType)]
+struct Total {
+    /// Their sum.
+    total: i64,
+    /// How sure the model is.
+    confident: bool,
+}
+
+struct Sum;
+impl Signature for Sum {
+    type Input = Numbers;
+    type Output = Total;
+    fn instructions() -> &'static str {
+        "Add the numbers."
+    }
+}
+
+#[test]
+fn the_instructions_the_input_and_every_tool_reach_the_model() {
+    let lm = Arc::new(ScriptedModel::new().then_call("finish", json!({"answer": "x"})));
+    agent(&lm)
+        .run(&question("What is 2 + 2?"))
+        .expect("an answer");
+    let first = &lm.requests()[0];
+    assert_eq!(first.messages[0].role, Role::System);
+    assert!(content(&lm, 0, 0).starts_with(QuestionAnswer::instructions()));
+    assert_eq!(content(&lm, 0, 1), "question: What is 2 + 2?");
+    assert_eq!(first.tools, ["add", "population", "explode", "finish"]);
+    assert_eq!(first.tool_choice, ToolChoice::Auto);
+}
+
+#[test]
+fn a_tool_call_with_messy_arguments_runs_repaired_and_the_answer_is_the_finish_call() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("add", json!("```json\n{'a': '2', 'b': 40}\n```"))
+            .then_call("finish", json!({"answer": "42"})),
+    );
+    let answer = agent(&lm).run(&question("2 + 40?")).expect("an answer");
+    assert_eq!(answer.output.answer, "42");
+    assert_eq!(answer.value, json!({"answer": "42"}));
+    assert_eq!(answer.lm_calls, 2);
+    let step = &answer.trajectory[0];
+    assert_eq!(
+        (step.tool.as_str(), step.observation.as_str()),
+        ("add", "42")
+    );
+    assert_eq!(step.error, None);
+    let codes: Vec<&str> = step.repairs.iter().map(|r| r.code.as_str()).collect();
+    assert!(codes.contains(&"int_from_string"), "{codes:?}");
+    assert!(codes.contains(&"markdown_fence"), "{codes:?}");
+    // The model read the result as the answer to its call.
+    let second = &lm.requests()[1].messages;
+    assert_eq!(second[2].tool_calls[0].id, "call_1");
+    assert_eq!(second[3].role, Role::Tool);
+    assert_eq!(second[3].tool_call_id.as_deref(), Some("call_1"));
+    assert_eq!(second[3].content.as_deref(), Some("42"));
+}
+
+#[test]
+fn parallel_tool_calls_run_at_once_and_are_answered_in_order() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls([
+                ("meeting", json!({"who": "ana"})),
+                ("meeting", json!({"who": "bo"})),
+            ])
+            .then_call("finish", json!({"answer": "done"})),
+    );
+    let meeting = Arc::new(Meeting {
+        arrived: AtomicUsize::new(0),
+    });
+    let agent = ReAct::<QuestionAnswer>::from_tools(lm.clone(), vec![meeting]).expect("agent");
+    let answer = agent.run(&question("meet")).expect("an answer");
+    let observations: Vec<&str> = answer
+        .trajectory
+        .iter()
+        .map(|s| s.observation.as_str())
+        .collect();
+    // Run one after the other, the first caller would have waited alone.
+    assert_eq!(observations, ["ana: met", "bo: met"]);
+    let requests = lm.requests();
+    let answers: Vec<(Option<&str>, Option<&str>)> = requests[1].messages[3..]
+        .iter()
+        .map(|m| (m.tool_call_id.as_deref(), m.content.as_deref()))
+        .collect();
+    assert_eq!(
+        answers,
+        [
+            (Some("call_1"), Some("ana: met")),
+            (Some("call_2"), Some("bo: met"))
+        ]
+    );
+}
+
+#[test]
+fn invalid_arguments_go_back_to_the_model_and_the_loop_goes_on() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("add", json!({"a": "two", "c": 1}))
+            .then_call("add", json!({"a": 2, "b": 2}))
+            .then_call("finish", json!({"answer": "4"})),
+    );
+    let answer = agent(&lm).run(&question("2 + 2?")).expect("an answer");
+    let bad = &answer.trajectory[0];
+    assert_eq!(bad.error, Some("invalid_arguments"));
+    assert!(
+        bad.observation
+            .starts_with("Invalid arguments for tool `add`."),
+        "{}",
+        bad.observation
+    );
+    assert!(
+        bad.observation.contains("`c`: unknown field"),
+        "{}",
+        bad.observation
+    );
+    assert!(bad.observation.contains("`b`: missing required field"));
+    assert_eq!(content(&lm, 1, 3), bad.observation);
+    assert_eq!(answer.trajectory[1].observation, "4");
+}
+
+#[test]
+fn an_unknown_tool_is_answered_with_the_nearest_name() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("populaton", json!({"city": "Paris"}))
+            .then_call("finsh", json!({"answer": "2.1 million"}))
+            .then_call("finish", json!({"answer": "2.1 million"})),
+    );
+    let answer = agent(&lm)
+        .run(&question("How many live in Paris?"))
+        .expect("an answer");
+    assert_eq!(answer.trajectory[0].error, Some("not_found"));
+    assert_eq!(
+        answer.trajectory[0].observation,
+        "There is no tool named `populaton`. Did you mean `population`?"
+    );
+    assert_eq!(
+        answer.trajectory[1].observation,
+        "There is no tool named `finsh`. Did you mean `finish`?"
+    );
+    assert_eq!(answer.lm_calls, 3);
+}
+
+#[test]
+fn a_tool_error_and_a_tool_panic_become_messages_the_model_reads() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls([
+                ("population", json!({"city": "Atlantis"})),
+                ("explode", json!({})),
+            ])
+            .then_call("finish", json!({"answer": "unknown"})),
+    );
+    let answer = agent(&lm).run(&question("Atlantis?")).expect("an answer");
+    let failed = &answer.trajectory[0];
+    assert_eq!(failed.error, Some("failed"));
+    assert_eq!(
+        failed.observation,
+        "Tool `population` failed: no data for Atlantis"
+    );
+    let crashed = &answer.trajectory[1];
+    assert_eq!(crashed.error, Some("panicked"));
+    assert!(
+        crashed.observation.contains("crashed (boom)"),
+        "{}",
+        crashed.observation
+    );
+    assert_eq!(content(&lm, 1, 4), crashed.observation);
+}
+
+#[test]
+fn an_invalid_answer_goes_back_to_the_model_and_a_repaired_one_is_accepted() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("finish", json!({"total": "many"}))
+            .then_call("finish", json!({"total": "6", "confident": "TRUE"})),
+    );
+    let agent = ReAct::<Sum>::new(lm.clone(), &Registry::new()).expect("agent");
+    let answer = agent
+        .run(&Numbers {
+            numbers: vec![1, 2, 3],
+        })
+        .expect("an answer");
+    assert_eq!(answer.output.total, 6);
+    assert!(answer.output.confident);
+    assert_eq!(answer.value, json!({"total": 6, "confident": true}));
+    assert_eq!(answer.repairs.len(), 2);
+    let rejected = &answer.trajectory[0];
+    assert_eq!(
+        (rejected.tool.as_str(), rejected.error),
+        ("finish", Some("invalid_arguments"))
+    );
+    assert!(
+        rejected.observation.contains("`total`"),
+        "{}",
+        rejected.observation
+    );
+    assert!(
+        rejected
+            .observation
+            .contains("`confident`: missing required field")
+    );
+    assert_eq!(content(&lm, 0, 1), "numbers: [1,2,3]");
+}
+
+#[test]
+fn a_plain_text_reply_answers_a_one_string_signature() {
+    let lm = Arc::new(ScriptedModel::new().then_text("  Paris  "));
+    let answer = agent(&lm)
+        .run(&question("Capital of France?"))
+        .expect("an answer");
+    assert_eq!(answer.output.answer, "Paris");
+    assert_eq!((answer.lm_calls, answer.trajectory.len()), (1, 0));
+}
+
+#[test]
+fn a_plain_text_reply_is_no_answer_when_the_output_has_several_fields() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_text("6")
+            .then_call("finish", json!({"total": 6, "confident": true})),
+    );
+    let agent = ReAct::<Sum>::new(lm.clone(), &Registry::new()).expect("agent");
+    let answer = agent.run(&Numbers { numbers: vec![6] }).expect("an answer");
+    assert_eq!(answer.lm_calls, 2);
+    let second = &lm.requests()[1].messages;
+    assert_eq!(second[2].content.as_deref(), Some("6"));
+    assert_eq!(second[3].role, Role::User);
+    assert!(
+        content(&lm, 1, 3).contains("Call `finish`"),
+        "{}",
+        content(&lm, 1, 3)
+    );
+}
+
+#[test]
+fn never_finishing_fails_after_max_steps_with_the_trajectory() {
+    let mut script = ScriptedModel::new();
+    for _ in 0..5 {
+        script = script.then_call("add", json!({"a": 1, "b": 1}));
+    }
+    let lm = Arc::new(script);
+    let error = agent(&lm).max_steps(3).run(&question("loop")).unwrap_err();
+    let AgentError::MaxSteps {
+        max_steps,
+        lm_calls,
+        ..
+    } = &error
+    else {
+        panic!("expected MaxSteps, got {error:?}");
+    };
+    assert_eq!((*max_steps, *lm_calls), (3, 3));
+    assert_eq!(error.trajectory().len(), 3);
+    assert!(error.trajectory().iter().all(|s| s.observation == "2"));
+    assert_eq!(
+        error.to_string(),
+        "no answer after 3 steps (3 model calls, 3 tool calls)"
+    );
+    assert_eq!(lm.remaining(), 2);
+}
+
+#[test]
+fn a_model_error_ends_the_run() {
+    let lm = Arc::new(ScriptedModel::new().then_fail(LmError::Malformed {
+        reason: "garbage".into(),
+    }));
+    let error = agent(&lm).run(&question("?")).unwrap_err();
+    assert_eq!(
+        error,
+        AgentError::Lm(LmError::Malformed {
+            reason: "garbage".into()
+        })
+    );
+}
+
+#[test]
+fn only_the_named_tools_are_offered() {
+    let lm = Arc::new(ScriptedModel::new().then_call("explode", json!({})));
+    let agent =
+        ReAct::<QuestionAnswer>::with_tools(lm.clone(), &tools(), &["population"]).expect("agent");
+    let _ = agent.max_steps(1).run(&question("?"));
+    assert_eq!(lm.requests()[0].tools, ["population", "finish"]);
+    // A tool left out is not called, even when the model names it.
+    let error = agent_error(ReAct::<QuestionAnswer>::with_tools(
+        lm,
+        &tools(),
+        &["populatoin"],
+    ));
+    assert_eq!(
+        error,
+        "the tools cannot be offered: no tool is named `populatoin`; did you mean `population`?"
+    );
+}
+
+fn agent_error<T>(result: Result<T, AgentError>) -> String {
+    match result {
+        Ok(_) => panic!("expected an error"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn a_left_out_tool_is_not_run_when_the_model_calls_it() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("explode", json!({}))
+            .then_text("no"),
+    );
+    let agent =
+        ReAct::<QuestionAnswer>::with_tools(lm.clone(), &tools(), &["population"]).expect("agent");
+    let answer = agent.run(&question("?")).expect("an answer");
+    assert_eq!(answer.trajectory[0].error, Some("not_found"));
+}
+
+/// Names itself `finish`.
+#[toolsmith::tool(name = "finish")]
+fn finish_impostor() -> String {
+    String::new()
+}
+
+#[test]
+fn a_tool_named_finish_is_refused() {
+    let lm = Arc::new(ScriptedModel::new());
+    let error = agent_error(ReAct::<QuestionAnswer>::from_tools(
+        lm,
+        vec![Arc::new(FinishImpostor)],
+    ));
+    assert!(error.contains("a tool is named `finish`"), "{error}");
+}
+
+#[test]
+fn predict_forces_the_finish_tool_and_reads_a_repaired_answer() {
+    let lm = Arc::new(
+        ScriptedModel::new().then_call("finish", json!({"total": 6.0, "confident": "yes"})),
+    );
+    let answer = Predict::<Sum>::new(lm.clone())
+        .expect("predictor")
+        .call(&Numbers {
+            numbers: vec![1, 2, 3],
+        })
+        .expect("an answer");
+    assert_eq!(answer.output.total, 6);
+    assert!(!answer.repairs.is_empty());
+    let request = &lm.requests()[0];
+    assert_eq!(request.tools, ["finish"]);
+    assert_eq!(request.tool_choice, ToolChoice::Tool("finish".into()));
+}
+
+#[test]
+fn predict_gives_up_after_its_attempts_with_the_last_problem() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("finish", json!({"total": "x", "confident": true}))
+            .then_call("finish", json!({"total": "y", "confident": true}))
+            .then_call("finish", json!({"total": 1, "confident": true})),
+    );
+    let error = Predict::<Sum>::new(lm.clone())
+        .expect("predictor")
+        .attempts(2)
+        .call(&Numbers { numbers: vec![1] })
+        .unwrap_err();
+    let AgentError::NoAnswer {
+        attempts, problem, ..
+    } = &error
+    else {
+        panic!("expected NoAnswer, got {error:?}");
+    };
+    assert_eq!(*attempts, 2);
+    assert!(problem.contains(r#""y""#), "{problem}");
+    assert_eq!(error.trajectory().len(), 2);
+    assert_eq!(lm.remaining(), 1);
+}
+
+#[test]
+fn predict_answers_a_one_string_signature_from_text() {
+    let lm = Arc::new(ScriptedModel::new().then_text("Paris"));
+    let answer = Predict::<QuestionAnswer>::new(lm)
+        .expect("predictor")
+        .call(&question("Capital of France?"))
+        .expect("an answer");
+    assert_eq!(answer.output.answer, "Paris");
+}

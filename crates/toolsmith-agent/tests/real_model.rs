@@ -1,0 +1,141 @@
+//! The agent against a real model: SmolLM2-135M-Instruct served by llama-cpp-python on
+//! 127.0.0.1. `cargo xtask e2e` builds and starts the server and runs these ignored tests with
+//! `TOOLSMITH_E2E_BASE_URL` set; run by hand they fail, saying so.
+//!
+//! What a 135M model must do: with the tool forced (`tool_choice` naming it), produce a call
+//! whose arguments are schema-valid and run. What it does with a free choice is printed, and
+//! only the framework's part is asserted: the run ends in an answer or a well-formed error.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolsmith::{Arguments, Dialect, Policy, Registry, envelope};
+use toolsmith_agent::{
+    AgentError, LanguageModel, Message, OpenAiCompatible, Predict, Question, QuestionAnswer, ReAct,
+    Request, ToolChoice,
+};
+
+/// Adds two integers.
+#[toolsmith::tool]
+fn add(
+    /// The first number.
+    a: i64,
+    /// The second number.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+fn model() -> OpenAiCompatible {
+    let Ok(base_url) = std::env::var("TOOLSMITH_E2E_BASE_URL") else {
+        panic!("TOOLSMITH_E2E_BASE_URL is not set: run these tests with `cargo xtask e2e`");
+    };
+    OpenAiCompatible::new(base_url, "smollm2-135m-instruct")
+        .temperature(0.0)
+        .timeout(std::time::Duration::from_secs(300))
+}
+
+fn tools() -> Registry {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Add)).expect("one tool");
+    registry
+}
+
+fn show(label: &str, value: &Value) {
+    println!("{label}: {value}");
+}
+
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn a_forced_tool_call_is_schema_valid_and_runs() {
+    let declared = [envelope(&Add, Dialect::OpenAi { strict: false }).expect("declared")];
+    let reply = model()
+        .complete(&Request {
+            messages: &[
+                Message::system("You add numbers with the `add` tool."),
+                Message::user("What is 2 + 3?"),
+            ],
+            tools: &declared,
+            tool_choice: &ToolChoice::Tool("add".into()),
+        })
+        .expect("a reply");
+    let call = reply.tool_calls.first().expect("a tool call");
+    show(
+        "forced call",
+        &json!({"name": call.name, "arguments": call.arguments}),
+    );
+    assert_eq!(call.name, "add");
+    // Schema-valid as sent: the strict policy refuses any repair.
+    let output = tools()
+        .call("add", Arguments::Json(&call.arguments), &Policy::strict())
+        .expect("schema-valid arguments that run");
+    show("forced call output", &json!(output.text));
+}
+
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn predict_gets_a_typed_answer_through_the_forced_finish_tool() {
+    let answer = Predict::<QuestionAnswer>::new(Arc::new(model()))
+        .expect("a predictor")
+        .call(&Question {
+            question: "What is the capital of France?".into(),
+        })
+        .expect("an answer");
+    show("predict answer", &answer.value);
+    assert!(!answer.output.answer.trim().is_empty());
+    assert_eq!(answer.lm_calls, 1 + answer.trajectory.len());
+}
+
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn react_with_the_tool_forced_runs_it_and_reads_the_result() {
+    let agent = ReAct::<QuestionAnswer>::new(Arc::new(model()), &tools())
+        .expect("an agent")
+        .tool_choice(ToolChoice::Tool("add".into()))
+        .max_steps(2);
+    let error = agent
+        .run(&Question {
+            question: "What is 2 + 3?".into(),
+        })
+        .expect_err("forced to call `add`, it never finishes");
+    let steps: Vec<Value> = error.trajectory().iter().map(|s| s.to_json()).collect();
+    show("forced react steps", &json!(steps));
+    assert!(matches!(error, AgentError::MaxSteps { .. }), "{error}");
+    assert_eq!(error.trajectory().len(), 2);
+    for step in error.trajectory() {
+        assert_eq!((step.tool.as_str(), step.error), ("add", None), "{step:?}");
+    }
+}
+
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn free_choice_ends_in_an_answer_or_a_well_formed_error() {
+    let agent = ReAct::<QuestionAnswer>::new(Arc::new(model()), &tools())
+        .expect("an agent")
+        .max_steps(4);
+    let result = agent.run(&Question {
+        question: "What is 2 + 3? Use the add tool.".into(),
+    });
+    match &result {
+        Ok(answer) => {
+            let steps: Vec<Value> = answer.trajectory.iter().map(|s| s.to_json()).collect();
+            show(
+                "free choice answer",
+                &json!({"answer": answer.value, "steps": steps, "lm_calls": answer.lm_calls}),
+            );
+        }
+        Err(error) => {
+            let steps: Vec<Value> = error.trajectory().iter().map(|s| s.to_json()).collect();
+            show(
+                "free choice error",
+                &json!({"error": error.to_string(), "steps": steps}),
+            );
+        }
+    }
+    assert!(
+        matches!(result, Ok(_) | Err(AgentError::MaxSteps { .. })),
+        "the model server failed: {:?}",
+        result.err()
+    );
+}

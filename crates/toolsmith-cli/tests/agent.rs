@@ -1,0 +1,256 @@
+//! `toolsmith agent` against a fake OpenAI-compatible server on 127.0.0.1: in-process over a
+//! registry of test tools, and as the binary (for what it reads from the environment).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../../toolsmith-agent/tests/support/fake_openai.rs"]
+mod fake_openai;
+
+use std::process::Command;
+use std::sync::Arc;
+
+use fake_openai::{FakeServer, Reply};
+use serde_json::{Value, json};
+use toolsmith::Registry;
+use toolsmith_cli::{Exit, run};
+
+const KEY: &str = "sk-cli-test-0a1b2c3d4e5f";
+
+/// Adds two integers.
+#[toolsmith::tool]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Multiplies two integers.
+#[toolsmith::tool]
+fn multiply(a: i64, b: i64) -> i64 {
+    a * b
+}
+
+struct Out {
+    exit: Exit,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `toolsmith agent ARGS...` in-process over `add` and `multiply`.
+fn agent(args: &[&str]) -> Out {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Add)).unwrap();
+    registry.add(Arc::new(Multiply)).unwrap();
+    let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
+    let argv = ["toolsmith", "agent"].iter().chain(args).copied();
+    let exit = run(
+        argv,
+        || Ok(&registry),
+        &mut std::io::empty(),
+        &mut stdout,
+        &mut stderr,
+    );
+    Out {
+        exit,
+        stdout: String::from_utf8(stdout).unwrap(),
+        stderr: String::from_utf8(stderr).unwrap(),
+    }
+}
+
+/// The names of the tools request `index` declared.
+fn declared(server: &FakeServer, index: usize) -> Vec<String> {
+    server.requests()[index].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn the_answer_is_printed_after_the_model_calls_the_tools() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "multiply", r#"{"a": "6", "b": 7}"#)]),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "42"}"#)]),
+    ]);
+    let out = agent(&["--base-url", server.base_url(), "What is 6 x 7?"]);
+    assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
+    assert_eq!(out.stdout, "42\n");
+    assert_eq!(declared(&server, 0), ["add", "multiply", "finish"]);
+    assert_eq!(
+        server.requests()[0].body["messages"][1]["content"],
+        "question: What is 6 x 7?"
+    );
+    assert_eq!(server.requests()[1].body["messages"][3]["content"], "42");
+}
+
+#[test]
+fn named_tools_are_the_only_ones_offered() {
+    let server = FakeServer::start(vec![Reply::text("done")]);
+    let out = agent(&[
+        "--base-url",
+        server.base_url(),
+        "--tools",
+        "multiply",
+        "--model",
+        "small-model",
+        "?",
+    ]);
+    assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
+    assert_eq!(declared(&server, 0), ["multiply", "finish"]);
+    assert_eq!(server.requests()[0].body["model"], "small-model");
+}
+
+#[test]
+fn json_prints_the_answer_the_steps_and_the_model_calls() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[
+            ("c1", "add", r#"{"a": 1, "b": "2"}"#),
+            ("c2", "add", r#"{"a": "x"}"#),
+        ]),
+        Reply::calls(&[("c3", "finish", r#"{"answer": "3"}"#)]),
+    ]);
+    let out = agent(&["--base-url", server.base_url(), "--json", "1 + 2?"]);
+    assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
+    let printed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(printed["answer"], "3");
+    assert_eq!(printed["lm_calls"], 2);
+    let steps = printed["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2);
+    assert_eq!(steps[0]["tool"], "add");
+    assert_eq!(steps[0]["arguments"], r#"{"a": 1, "b": "2"}"#);
+    assert_eq!(steps[0]["observation"], "3");
+    assert_eq!(steps[0]["repairs"][0]["code"], "int_from_string");
+    assert_eq!(steps[0]["error"], Value::Null);
+    assert_eq!(steps[1]["error"], "invalid_arguments");
+}
+
+#[test]
+fn a_model_that_never_finishes_is_exit_1_after_max_steps() {
+    let script = (0..3)
+        .map(|_| Reply::calls(&[("c", "add", r#"{"a": 1, "b": 1}"#)]))
+        .collect();
+    let server = FakeServer::start(script);
+    let out = agent(&["--base-url", server.base_url(), "--max-steps", "2", "loop"]);
+    assert_eq!(out.exit, Exit::Failure);
+    assert_eq!(out.stdout, "");
+    assert_eq!(
+        out.stderr,
+        "toolsmith: agent: no answer after 2 steps (2 model calls, 2 tool calls)\n"
+    );
+}
+
+#[test]
+fn a_malformed_reply_is_exit_1() {
+    let server = FakeServer::start(vec![Reply::raw(200, "not json")]);
+    let out = agent(&["--base-url", server.base_url(), "?"]);
+    assert_eq!(out.exit, Exit::Failure);
+    assert!(
+        out.stderr.contains("reply cannot be read"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn an_unknown_tool_name_and_a_zero_step_limit_are_usage_errors() {
+    let unknown = agent(&["--base-url", "http://127.0.0.1:9/v1", "--tools", "ad", "?"]);
+    assert_eq!(unknown.exit, Exit::Usage);
+    assert_eq!(
+        unknown.stderr,
+        "toolsmith: error: no tool is named `ad`; did you mean `add`?\n"
+    );
+    let zero = agent(&[
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--max-steps",
+        "0",
+        "?",
+    ]);
+    assert_eq!(zero.exit, Exit::Usage);
+    let no_question = agent(&["--base-url", "http://127.0.0.1:9/v1"]);
+    assert_eq!(no_question.exit, Exit::Usage);
+}
+
+/// Runs the binary with only the given `OPENAI_*` variables set.
+fn binary(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolsmith"));
+    command.arg("agent").args(args);
+    for name in ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"] {
+        command.env_remove(name);
+    }
+    command.envs(env.iter().copied());
+    let out = command.output().expect("toolsmith runs");
+    (
+        out.status.code().expect("an exit code"),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_base_url_and_key_come_from_the_environment() {
+    let server = FakeServer::start(vec![Reply::text("Paris")]);
+    let env = [
+        ("OPENAI_BASE_URL", server.base_url()),
+        ("OPENAI_API_KEY", KEY),
+    ];
+    let (code, stdout, stderr) = binary(&["Capital of France?"], &env);
+    assert_eq!((code, stdout.as_str()), (0, "Paris\n"), "stderr: {stderr}");
+    let seen = &server.requests()[0];
+    assert_eq!(
+        seen.authorization.as_deref(),
+        Some(&*format!("Bearer {KEY}"))
+    );
+    assert_eq!(seen.body["model"], "gpt-4o-mini");
+}
+
+#[test]
+fn a_refused_key_is_exit_1_and_the_key_is_never_printed() {
+    let message = format!("Incorrect API key provided: {KEY}");
+    let server = FakeServer::start(vec![Reply::error(401, &message)]);
+    let env = [
+        ("OPENAI_BASE_URL", server.base_url()),
+        ("OPENAI_API_KEY", KEY),
+    ];
+    for json in [false, true] {
+        let args: &[&str] = if json { &["--json", "?"] } else { &["?"] };
+        let (code, stdout, stderr) = binary(args, &env);
+        assert_eq!(code, 1);
+        if !json {
+            assert_eq!(
+                stderr,
+                "toolsmith: agent: the model server answered HTTP 401: \
+                 Incorrect API key provided: [redacted]\n"
+            );
+        }
+        assert!(
+            !stdout.contains(KEY) && !stderr.contains(KEY),
+            "{stdout}{stderr}"
+        );
+    }
+}
+
+#[test]
+fn an_unreachable_server_is_exit_1_naming_it() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let (code, _, stderr) = binary(&["--base-url", &url, "?"], &[("OPENAI_API_KEY", KEY)]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.starts_with(&format!(
+            "toolsmith: agent: cannot reach the model server at {url}"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(KEY));
+}
+
+#[test]
+fn without_a_base_url_it_is_a_usage_error() {
+    let (code, stdout, stderr) = binary(&["?"], &[]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(stderr.contains("--base-url <URL>"), "{stderr}");
+    let help = json!(binary(&["--help"], &[("OPENAI_API_KEY", KEY)]).1);
+    assert!(!help.to_string().contains(KEY));
+}
