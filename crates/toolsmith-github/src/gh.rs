@@ -265,6 +265,8 @@ fn seconds(duration: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     fn gh_with_token(token: &str) -> Gh {
