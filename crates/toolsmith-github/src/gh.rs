@@ -29,6 +29,7 @@ pub(crate) struct Gh {
     pub(crate) program: PathBuf,
     pub(crate) timeout: Duration,
     pub(crate) env: Vec<(OsString, OsString)>,
+    pub(crate) dir: Option<PathBuf>,
 }
 
 impl Default for Gh {
@@ -37,6 +38,7 @@ impl Default for Gh {
             program: PathBuf::from("gh"),
             timeout: DEFAULT_TIMEOUT,
             env: Vec::new(),
+            dir: None,
         }
     }
 }
@@ -57,6 +59,9 @@ impl Gh {
             .env("NO_COLOR", "1");
         for (name, value) in &self.env {
             expression = expression.env(name, value);
+        }
+        if let Some(dir) = &self.dir {
+            expression = expression.dir(dir);
         }
         let handle = expression
             .start()

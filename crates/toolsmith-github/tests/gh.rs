@@ -15,7 +15,7 @@ use toolsmith_github::GitHubCLIToolset;
 /// The real gh, pointed at a fresh fake GitHub, with fresh configuration and caches.
 struct GitHub {
     fake: FakeGitHub,
-    _home: TempDir,
+    home: TempDir,
     tools: Vec<Arc<dyn Tool>>,
 }
 
@@ -32,16 +32,21 @@ impl GitHub {
         let gh = toolsmith_testkit::require("gh")?;
         let fake = FakeGitHub::start();
         let home = TempDir::new(name);
-        let mut toolset = GitHubCLIToolset::new().with_program(gh);
+        // gh runs in its own empty directory (no git repository), so nothing it does lands
+        // elsewhere and `repo` defaults to nothing.
+        let workdir = home.path().join("work");
+        std::fs::create_dir_all(&workdir).unwrap();
+        let mut toolset = GitHubCLIToolset::new().with_program(gh).with_dir(workdir);
         for (key, value) in gh_env(&fake, home.path()) {
             toolset = toolset.with_env(key, value);
         }
         let tools = configure(toolset).into_tools();
-        Some(GitHub {
-            fake,
-            _home: home,
-            tools,
-        })
+        Some(GitHub { fake, home, tools })
+    }
+
+    /// The directory gh runs in.
+    fn workdir(&self) -> std::path::PathBuf {
+        self.home.path().join("work")
     }
 
     fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -468,6 +473,23 @@ fn hostile_labels_reach_github_only_as_label_text() {
     // gh asked about octo/hello only, and opened no browser (`--web` would print a URL instead).
     assert!(query.contains("repo:octo/hello"), "{query}");
     assert!(!query.contains("repo:other/repo"), "{query}");
+    // No shell ran the labels: nothing was created where gh ran.
+    let created: Vec<_> = std::fs::read_dir(github.workdir()).unwrap().collect();
+    assert!(created.is_empty(), "{created:?}");
+}
+
+#[test]
+fn without_a_repo_outside_a_git_repository_gh_says_what_is_missing() {
+    let Some(github) = GitHub::start("no-repo") else {
+        return;
+    };
+    let error = github.error("github_list_issues", json!({}));
+    assert!(
+        error.starts_with("Tool `github_list_issues` failed: `gh issue list --json number,title,state,labels,assignees,url --state=open --limit=20` failed (exit status 1): "),
+        "{error}"
+    );
+    assert!(error.contains("not a git repository"), "{error}");
+    assert!(github.fake.requests().is_empty());
 }
 
 #[test]
