@@ -24,12 +24,25 @@ const TOKEN_VARIABLES: &[&str] = &[
 const MAX_QUOTED: usize = 2000;
 
 /// How to start gh: which program, with what extra environment, for how long at most.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Gh {
     pub(crate) program: PathBuf,
     pub(crate) timeout: Duration,
     pub(crate) env: Vec<(OsString, OsString)>,
     pub(crate) dir: Option<PathBuf>,
+}
+
+/// Shows the environment's names only: a value may be a token.
+impl fmt::Debug for Gh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<_> = self.env.iter().map(|(name, _)| name).collect();
+        f.debug_struct("Gh")
+            .field("program", &self.program)
+            .field("timeout", &self.timeout)
+            .field("env", &names)
+            .field("dir", &self.dir)
+            .finish()
+    }
 }
 
 impl Default for Gh {
@@ -288,6 +301,13 @@ mod tests {
             gh.redact("HTTP 401: bad token ghp_secret123 (https://x)"),
             "HTTP 401: bad token [redacted] (https://x)"
         );
+    }
+
+    #[test]
+    fn debug_output_names_the_environment_but_never_shows_a_value() {
+        let shown = format!("{:?}", gh_with_token("ghp_secret123"));
+        assert!(shown.contains("\"GH_TOKEN\""), "{shown}");
+        assert!(!shown.contains("ghp_secret123"), "{shown}");
     }
 
     #[test]

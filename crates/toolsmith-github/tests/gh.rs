@@ -488,7 +488,7 @@ fn without_a_repo_outside_a_git_repository_gh_says_what_is_missing() {
         error.starts_with("Tool `github_list_issues` failed: `gh issue list --json number,title,state,labels,assignees,url --state=open --limit=20` failed (exit status 1): "),
         "{error}"
     );
-    assert!(error.contains("not a git repository"), "{error}");
+    assert!(error.contains("failed to run git"), "{error}");
     assert!(github.fake.requests().is_empty());
 }
 
