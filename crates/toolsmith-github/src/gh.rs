@@ -79,7 +79,12 @@ impl Gh {
         let handle = expression
             .start()
             .map_err(|error| self.start_error(&error))?;
-        let output = match handle.wait_timeout(self.timeout) {
+        // A timeout too long to be a deadline (`Duration::MAX`) is no deadline.
+        let waited = match std::time::Instant::now().checked_add(self.timeout) {
+            Some(deadline) => handle.wait_deadline(deadline),
+            None => handle.wait().map(Some),
+        };
+        let output = match waited {
             Ok(Some(output)) => output,
             Ok(None) => {
                 // Kill, then reap, so that no gh outlives the call.
@@ -92,6 +97,7 @@ impl Gh {
             }
             Err(error) => {
                 let _ = handle.kill();
+                let _ = handle.wait();
                 return Err(GitHubError::Io {
                     command,
                     message: self.redact(&error.to_string()),

@@ -652,6 +652,20 @@ fn gh_that_runs_past_the_timeout_is_killed_and_the_call_fails() {
 }
 
 #[test]
+fn a_timeout_too_long_to_be_a_deadline_is_no_deadline() {
+    let Some(github) =
+        GitHub::start_with("no-deadline", |toolset| toolset.with_timeout(Duration::MAX))
+    else {
+        return;
+    };
+    let text = github.text(
+        "github_get_issue",
+        json!({"issue_number": 1, "repo": "octo/hello"}),
+    );
+    assert!(text.starts_with("Issue #1: Crash on start"), "{text}");
+}
+
+#[test]
 fn every_request_gh_makes_is_a_read_of_the_fake_api() {
     let Some(github) = GitHub::start("read-only") else {
         return;
