@@ -784,3 +784,20 @@ fn the_parameters_declare_defaults_enums_and_required_fields() {
         json!(["day", "week"])
     );
 }
+
+#[test]
+fn declarations_match_golden_in_every_dialect() {
+    let tools = GitHubCLIToolset::new().into_tools();
+    let tools: Vec<&dyn Tool> = tools.iter().map(|t| t.as_ref()).collect();
+    toolsmith::testing::assert_envelopes_golden(&tools, "tests/golden");
+}
+
+#[test]
+fn every_receiver_accepts_every_tool() {
+    let tools = GitHubCLIToolset::new().into_tools();
+    let tools: Vec<&dyn Tool> = tools.iter().map(|t| t.as_ref()).collect();
+    for dialect in toolsmith::Dialect::ALL {
+        let findings = toolsmith::lint_tools(tools.iter().copied(), dialect);
+        assert!(findings.is_empty(), "{dialect:?}: {findings:?}");
+    }
+}
