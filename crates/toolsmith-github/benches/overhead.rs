@@ -14,7 +14,6 @@ const PAIRS: usize = 41;
 #[path = "../../../benches/harness.rs"]
 mod harness;
 
-#[allow(dead_code)]
 #[path = "../tests/fake_github/mod.rs"]
 mod fake_github;
 

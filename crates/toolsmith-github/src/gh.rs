@@ -24,11 +24,25 @@ const TOKEN_VARIABLES: &[&str] = &[
 const MAX_QUOTED: usize = 2000;
 
 /// How to start gh: which program, with what extra environment, for how long at most.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct Gh {
     pub(crate) program: PathBuf,
     pub(crate) timeout: Duration,
     pub(crate) env: Vec<(OsString, OsString)>,
+    pub(crate) dir: Option<PathBuf>,
+}
+
+/// Shows the environment's names only: a value may be a token.
+impl fmt::Debug for Gh {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names: Vec<_> = self.env.iter().map(|(name, _)| name).collect();
+        f.debug_struct("Gh")
+            .field("program", &self.program)
+            .field("timeout", &self.timeout)
+            .field("env", &names)
+            .field("dir", &self.dir)
+            .finish()
+    }
 }
 
 impl Default for Gh {
@@ -37,6 +51,7 @@ impl Default for Gh {
             program: PathBuf::from("gh"),
             timeout: DEFAULT_TIMEOUT,
             env: Vec::new(),
+            dir: None,
         }
     }
 }
@@ -58,10 +73,18 @@ impl Gh {
         for (name, value) in &self.env {
             expression = expression.env(name, value);
         }
+        if let Some(dir) = &self.dir {
+            expression = expression.dir(dir);
+        }
         let handle = expression
             .start()
             .map_err(|error| self.start_error(&error))?;
-        let output = match handle.wait_timeout(self.timeout) {
+        // A timeout too long to be a deadline (`Duration::MAX`) is no deadline.
+        let waited = match std::time::Instant::now().checked_add(self.timeout) {
+            Some(deadline) => handle.wait_deadline(deadline),
+            None => handle.wait().map(Some),
+        };
+        let output = match waited {
             Ok(Some(output)) => output,
             Ok(None) => {
                 // Kill, then reap, so that no gh outlives the call.
@@ -74,6 +97,7 @@ impl Gh {
             }
             Err(error) => {
                 let _ = handle.kill();
+                let _ = handle.wait();
                 return Err(GitHubError::Io {
                     command,
                     message: self.redact(&error.to_string()),
@@ -265,6 +289,8 @@ fn seconds(duration: Duration) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     fn gh_with_token(token: &str) -> Gh {
@@ -281,6 +307,13 @@ mod tests {
             gh.redact("HTTP 401: bad token ghp_secret123 (https://x)"),
             "HTTP 401: bad token [redacted] (https://x)"
         );
+    }
+
+    #[test]
+    fn debug_output_names_the_environment_but_never_shows_a_value() {
+        let shown = format!("{:?}", gh_with_token("ghp_secret123"));
+        assert!(shown.contains("\"GH_TOKEN\""), "{shown}");
+        assert!(!shown.contains("ghp_secret123"), "{shown}");
     }
 
     #[test]

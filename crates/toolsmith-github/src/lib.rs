@@ -46,8 +46,9 @@ use gh::Gh;
 /// Read-only GitHub tools over the `gh` CLI (toolset `github`).
 ///
 /// Built with [`Default`] (what the registry does) it runs `gh` from `PATH` with a 30 s
-/// timeout and the process's environment; [`with_program`](Self::with_program),
-/// [`with_timeout`](Self::with_timeout) and [`with_env`](Self::with_env) change that.
+/// timeout, the process's environment and its current directory;
+/// [`with_program`](Self::with_program), [`with_timeout`](Self::with_timeout),
+/// [`with_env`](Self::with_env) and [`with_dir`](Self::with_dir) change that.
 #[derive(Debug, Clone, Default)]
 pub struct GitHubCLIToolset {
     gh: Gh,
@@ -75,6 +76,13 @@ impl GitHubCLIToolset {
     /// a proxy). A token set here is redacted from errors like one from the process.
     pub fn with_env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.gh.env.push((name.into(), value.into()));
+        self
+    }
+
+    /// Runs gh in `dir` (default: the process's current directory); without a `repo`, gh asks
+    /// about the repository that directory is in.
+    pub fn with_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.gh.dir = Some(dir.into());
         self
     }
 

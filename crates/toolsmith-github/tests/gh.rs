@@ -15,7 +15,7 @@ use toolsmith_github::GitHubCLIToolset;
 /// The real gh, pointed at a fresh fake GitHub, with fresh configuration and caches.
 struct GitHub {
     fake: FakeGitHub,
-    _home: TempDir,
+    home: TempDir,
     tools: Vec<Arc<dyn Tool>>,
 }
 
@@ -32,16 +32,21 @@ impl GitHub {
         let gh = toolsmith_testkit::require("gh")?;
         let fake = FakeGitHub::start();
         let home = TempDir::new(name);
-        let mut toolset = GitHubCLIToolset::new().with_program(gh);
+        // gh runs in its own empty directory (no git repository), so nothing it does lands
+        // elsewhere and `repo` defaults to nothing.
+        let workdir = home.path().join("work");
+        std::fs::create_dir_all(&workdir).unwrap();
+        let mut toolset = GitHubCLIToolset::new().with_program(gh).with_dir(workdir);
         for (key, value) in gh_env(&fake, home.path()) {
             toolset = toolset.with_env(key, value);
         }
         let tools = configure(toolset).into_tools();
-        Some(GitHub {
-            fake,
-            _home: home,
-            tools,
-        })
+        Some(GitHub { fake, home, tools })
+    }
+
+    /// The directory gh runs in.
+    fn workdir(&self) -> std::path::PathBuf {
+        self.home.path().join("work")
     }
 
     fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
@@ -468,6 +473,23 @@ fn hostile_labels_reach_github_only_as_label_text() {
     // gh asked about octo/hello only, and opened no browser (`--web` would print a URL instead).
     assert!(query.contains("repo:octo/hello"), "{query}");
     assert!(!query.contains("repo:other/repo"), "{query}");
+    // No shell ran the labels: nothing was created where gh ran.
+    let created: Vec<_> = std::fs::read_dir(github.workdir()).unwrap().collect();
+    assert!(created.is_empty(), "{created:?}");
+}
+
+#[test]
+fn without_a_repo_outside_a_git_repository_gh_says_what_is_missing() {
+    let Some(github) = GitHub::start("no-repo") else {
+        return;
+    };
+    let error = github.error("github_list_issues", json!({}));
+    assert!(
+        error.starts_with("Tool `github_list_issues` failed: `gh issue list --json number,title,state,labels,assignees,url --state=open --limit=20` failed (exit status 1): "),
+        "{error}"
+    );
+    assert!(error.contains("failed to run git"), "{error}");
+    assert!(github.fake.requests().is_empty());
 }
 
 #[test]
@@ -606,7 +628,8 @@ fn a_token_never_appears_in_an_error() {
 #[test]
 fn gh_that_runs_past_the_timeout_is_killed_and_the_call_fails() {
     let Some(github) = GitHub::start_with("timeout", |toolset| {
-        toolset.with_timeout(Duration::from_millis(1500))
+        // Long enough for gh to start and send its request even on a busy machine.
+        toolset.with_timeout(Duration::from_secs(3))
     }) else {
         return;
     };
@@ -617,7 +640,7 @@ fn gh_that_runs_past_the_timeout_is_killed_and_the_call_fails() {
     assert_eq!(
         error,
         "Tool `github_api_request` failed: `gh api --method GET repos/octo/hello/slow` did not \
-         finish within 1.500 s and was stopped"
+         finish within 3 s and was stopped"
     );
     // The killed gh's connection closes; the fake notices the client gone without an answer.
     assert_eq!(
@@ -627,6 +650,20 @@ fn gh_that_runs_past_the_timeout_is_killed_and_the_call_fails() {
             .as_deref(),
         Some("/repos/octo/hello/slow")
     );
+}
+
+#[test]
+fn a_timeout_too_long_to_be_a_deadline_is_no_deadline() {
+    let Some(github) =
+        GitHub::start_with("no-deadline", |toolset| toolset.with_timeout(Duration::MAX))
+    else {
+        return;
+    };
+    let text = github.text(
+        "github_get_issue",
+        json!({"issue_number": 1, "repo": "octo/hello"}),
+    );
+    assert!(text.starts_with("Issue #1: Crash on start"), "{text}");
 }
 
 #[test]
@@ -746,4 +783,21 @@ fn the_parameters_declare_defaults_enums_and_required_fields() {
         views["$defs"]["TrafficPeriod"]["enum"],
         json!(["day", "week"])
     );
+}
+
+#[test]
+fn declarations_match_golden_in_every_dialect() {
+    let tools = GitHubCLIToolset::new().into_tools();
+    let tools: Vec<&dyn Tool> = tools.iter().map(|t| t.as_ref()).collect();
+    toolsmith::testing::assert_envelopes_golden(&tools, "tests/golden");
+}
+
+#[test]
+fn every_receiver_accepts_every_tool() {
+    let tools = GitHubCLIToolset::new().into_tools();
+    let tools: Vec<&dyn Tool> = tools.iter().map(|t| t.as_ref()).collect();
+    for dialect in toolsmith::Dialect::ALL {
+        let findings = toolsmith::lint_tools(tools.iter().copied(), dialect);
+        assert!(findings.is_empty(), "{dialect:?}: {findings:?}");
+    }
 }
