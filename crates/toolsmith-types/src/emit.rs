@@ -760,20 +760,33 @@ impl<'g> Emitter<'g> {
     }
 }
 
-/// The JSON `type` of an enum's values.
+/// The JSON `type` of an enum's values: one name, or the names of every kind they take.
 fn enum_json_type(e: &EnumType) -> Value {
-    let strings = e
-        .variants
-        .iter()
-        .any(|v| matches!(v.value, EnumValue::String(_)));
-    let integers = e
-        .variants
-        .iter()
-        .any(|v| matches!(v.value, EnumValue::Integer(_)));
-    match (strings, integers) {
-        (true, true) => Value::Array(vec![Value::from("string"), Value::from("integer")]),
-        (false, true) => Value::from("integer"),
-        _ => Value::from("string"),
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for variant in &e.variants {
+        let kind = match &variant.value {
+            EnumValue::String(_) => "string",
+            EnumValue::Integer(_) => "integer",
+            EnumValue::Json(Value::Bool(_)) => "boolean",
+            EnumValue::Json(Value::Number(n)) if n.is_u64() => "integer",
+            EnumValue::Json(Value::Number(_)) => "number",
+            EnumValue::Json(Value::Array(_)) => "array",
+            EnumValue::Json(Value::Object(_)) => "object",
+            EnumValue::Json(Value::String(_)) => "string",
+            EnumValue::Json(Value::Null) => "null",
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    // `integer` inside `number` says nothing more.
+    if kinds.contains(&"number") {
+        kinds.retain(|k| *k != "integer");
+    }
+    match kinds.as_slice() {
+        [] => Value::from("string"),
+        [one] => Value::from(*one),
+        many => Value::Array(many.iter().map(|k| Value::from(*k)).collect()),
     }
 }
 

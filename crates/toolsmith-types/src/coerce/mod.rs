@@ -88,6 +88,19 @@ pub fn coerce_owned(
     }))
 }
 
+/// Coerces `input` to `ty`, a type of `graph` (its root or any part of it), under `policy`: how
+/// import checks a value that belongs to a type, such as a field's `default`.
+pub(crate) fn coerce_to(
+    graph: &TypeGraph,
+    ty: &Type,
+    input: &Value,
+    policy: &Policy,
+) -> Result<Coerced, CoerceErrors> {
+    let mut coercer = Coercer::new(graph, policy);
+    let value = coercer.value(ty, input, &Path::ROOT);
+    coercer.finish(value.map(|out| out.into_value(input)))
+}
+
 /// Text folded for matching across case and word style: lowercase, without `_`, `-` or spaces,
 /// so `In-Progress`, `in_progress` and `inProgress` agree (for enum values and field names).
 fn fold_style(text: &str) -> String {

@@ -141,7 +141,7 @@ fn find_unique<'e>(et: &'e EnumType, matches: impl Fn(&str) -> bool) -> Found<'e
     for variant in &et.variants {
         let value = match &variant.value {
             EnumValue::String(s) => Some(s.as_str()),
-            EnumValue::Integer(_) => None,
+            EnumValue::Integer(_) | EnumValue::Json(_) => None,
         };
         let hit = value.into_iter().any(&matches) || variant.aliases.iter().any(|a| matches(a));
         if hit {
@@ -447,6 +447,14 @@ impl<'g> Coercer<'g> {
         input: &Value,
         path: &Path<'_>,
     ) -> Option<Out> {
+        if let Some(variant) = self.json_variant(et, input) {
+            let canonical = variant.value.to_json();
+            return Some(if canonical == *input {
+                Out::Same
+            } else {
+                Out::New(canonical)
+            });
+        }
         let found = match input {
             Value::String(text) => match match_enum_text(et, text) {
                 found @ EnumMatch::Exact(_) => found,
@@ -493,6 +501,20 @@ impl<'g> Coercer<'g> {
                 self.fail_allowed(path, ErrorCode::Enum, input, AN_ALLOWED_VALUE, allowed)
             }
         }
+    }
+
+    /// The variant holding a JSON value (a boolean, an array, ...) that `input` equals; under a
+    /// dialect that writes every enum value as text, `input` may be that text.
+    fn json_variant<'e>(&self, et: &'e EnumType, input: &Value) -> Option<&'e EnumVariant> {
+        et.variants.iter().find(|v| match (&v.value, input) {
+            (EnumValue::Json(value), Value::String(text))
+                if self.policy.dialect.rules().enums_as_strings =>
+            {
+                value.to_string() == *text
+            }
+            (EnumValue::Json(value), input) => json_equal(value, input),
+            _ => false,
+        })
     }
 
     /// A boolean or number naming exactly one string value, ignoring case.
@@ -624,4 +646,47 @@ pub(super) fn number_violations(nt: &NumberType, f: f64) -> Vec<(ErrorCode, Stri
         }
     }
     out
+}
+
+/// JSON equality as JSON Schema has it: numbers by value (`1` equals `1.0`), object keys in any
+/// order. Walks both values with an explicit stack, so no input can overflow it.
+pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
+    let mut pending = vec![(a, b)];
+    while let Some((a, b)) = pending.pop() {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                let same = match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                    (Some(x), Some(y), _, _) => x == y,
+                    (_, _, Some(x), Some(y)) => x == y,
+                    _ => x.as_f64().is_some_and(|x| y.as_f64() == Some(x)),
+                };
+                if !same {
+                    return false;
+                }
+            }
+            (Value::Array(xs), Value::Array(ys)) => {
+                if xs.len() != ys.len() {
+                    return false;
+                }
+                pending.extend(xs.iter().zip(ys));
+            }
+            (Value::Object(xs), Value::Object(ys)) => {
+                if xs.len() != ys.len() {
+                    return false;
+                }
+                for (key, x) in xs {
+                    match ys.get(key) {
+                        Some(y) => pending.push((x, y)),
+                        None => return false,
+                    }
+                }
+            }
+            (a, b) => {
+                if a != b {
+                    return false;
+                }
+            }
+        }
+    }
+    true
 }
