@@ -195,6 +195,11 @@ fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Ex
             let _ = write_text(stderr, &message);
             Exit::Failure
         }
+        Outcome::Warned { warnings, outcome } => {
+            // Warnings are advice: a stderr that is gone does not change the outcome.
+            let _ = write_text(stderr, &warnings);
+            print(*outcome, stdout, stderr)
+        }
         Outcome::Partial { done, problems } => {
             let exit = print_stdout(&done, Exit::Failure, stdout, stderr);
             let _ = write_text(stderr, &problems);
