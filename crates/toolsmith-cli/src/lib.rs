@@ -16,7 +16,8 @@
 //!   or OpenAI-style functions over canonical JSON Schema
 //!   ([`Tool::call_schema`](toolsmith::Tool::call_schema)) without `--dialect`;
 //!   `schema --from-json-schema FILE [--dialect D]`: a JSON Schema file re-emitted in D
-//!   (canonical without it). `--lint` prints instead what receiver D (every receiver, without
+//!   (canonical without it). A file is imported leniently, each liberty the import took one
+//!   `toolsmith: warning:` line on stderr; `--strict-import` refuses them instead. `--lint` prints instead what receiver D (every receiver, without
 //!   `--dialect`) would refuse, one finding a line, and exits 1 when there is any; a file is
 //!   linted as a tool's parameters, its name checked only when `--name` gives one. A tool the
 //!   receiver cannot take is reported on stderr (exit 1) while the others still print.
@@ -27,7 +28,8 @@
 //!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout. `--dialect D`
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
 //!   repairs, so `--strict` accepts what D was told to send.
-//! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
+//! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file
+//!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage

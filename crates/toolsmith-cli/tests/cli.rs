@@ -349,8 +349,14 @@ fn schema_from_a_real_world_file_prints_its_reading_and_the_liberties_on_stderr(
     assert_eq!(
         warnings(&run.stderr),
         [
-            ("/properties/colors/enum".to_owned(), "enum_of_items".to_owned()),
-            ("/properties/note/nullable".to_owned(), "nullable_keyword".to_owned()),
+            (
+                "/properties/colors/enum".to_owned(),
+                "enum_of_items".to_owned()
+            ),
+            (
+                "/properties/note/nullable".to_owned(),
+                "nullable_keyword".to_owned()
+            ),
         ]
     );
     let schema = run.json();
@@ -358,19 +364,32 @@ fn schema_from_a_real_world_file_prints_its_reading_and_the_liberties_on_stderr(
         schema["properties"]["colors"]["items"],
         json!({"type": "string", "enum": ["red", "blue"]})
     );
-    assert_eq!(schema["properties"]["note"]["type"], json!(["string", "null"]));
+    assert_eq!(
+        schema["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
 
     // Ignored keywords are said too, and `--strict-import` refuses them.
     let run = toolsmith(
-        &["schema", "--from-json-schema", &fixture("unsupported_keywords.json")],
+        &[
+            "schema",
+            "--from-json-schema",
+            &fixture("unsupported_keywords.json"),
+        ],
         "",
     );
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     assert_eq!(
         warnings(&run.stderr),
         [
-            ("/dependentRequired".to_owned(), "unsupported_keyword".to_owned()),
-            ("/properties/tags/contains".to_owned(), "unsupported_keyword".to_owned()),
+            (
+                "/dependentRequired".to_owned(),
+                "unsupported_keyword".to_owned()
+            ),
+            (
+                "/properties/tags/contains".to_owned(),
+                "unsupported_keyword".to_owned()
+            ),
         ]
     );
 }
@@ -378,22 +397,38 @@ fn schema_from_a_real_world_file_prints_its_reading_and_the_liberties_on_stderr(
 #[test]
 fn coerce_against_a_real_world_file_prints_the_import_warnings_on_stderr() {
     let schema = fixture("real_world.json");
-    let run = toolsmith(&["coerce", "--schema", &schema, r#"{"colors": ["red"]}"#], "");
+    let run = toolsmith(
+        &["coerce", "--schema", &schema, r#"{"colors": ["red"]}"#],
+        "",
+    );
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     assert_eq!(run.json()["value"], json!({"colors": ["red"]}));
     assert_eq!(warnings(&run.stderr).len(), 2, "{}", run.stderr);
-    let run = toolsmith(&["coerce", "--schema", &schema, r#"{"colors": ["green"]}"#], "");
+    let run = toolsmith(
+        &["coerce", "--schema", &schema, r#"{"colors": ["green"]}"#],
+        "",
+    );
     assert_eq!(run.code, 1);
     assert_eq!(
         run.error_codes(),
         [("/colors/0".to_owned(), "enum".to_owned())]
     );
     let run = toolsmith(
-        &["coerce", "--schema", &schema, "--strict-import", r#"{"colors": ["red"]}"#],
+        &[
+            "coerce",
+            "--schema",
+            &schema,
+            "--strict-import",
+            r#"{"colors": ["red"]}"#,
+        ],
         "",
     );
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("enum_of_items") || run.stderr.contains("`enum` on an array"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("enum_of_items") || run.stderr.contains("`enum` on an array"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -421,3 +421,29 @@ fn a_free_form_object_does_not_silently_take_an_array_for_an_object() {
     assert_eq!(out.value, json!({"meta": {}}));
     assert!(out.repairs.is_empty());
 }
+
+#[test]
+fn every_lenient_reading_emits_a_schema_a_strict_import_reads_back_as_the_same_type() {
+    for name in [
+        "required_without_properties",
+        "enum_on_array",
+        "string_enum_on_boolean",
+        "constraint_without_type",
+        "all_of",
+        "prefix_items",
+        "unique_items",
+        "false_schema",
+        "const_values",
+        "nullable",
+    ] {
+        let (graph, _) = lenient(name);
+        let emitted = toolsmith_types::emit(&graph, toolsmith_types::Dialect::JsonSchema).unwrap();
+        let again = import(&emitted).unwrap_or_else(|e| panic!("{name}: {e}\n{emitted:#}"));
+        assert_eq!(again.root, graph.root, "{name}");
+        // And every receiver can be given it.
+        for dialect in toolsmith_types::Dialect::ALL {
+            toolsmith_types::parameters_schema(&graph, dialect)
+                .unwrap_or_else(|e| panic!("{name} in {dialect}: {e}"));
+        }
+    }
+}
