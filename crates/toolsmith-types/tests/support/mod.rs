@@ -116,11 +116,32 @@ fn arb_enum_type() -> impl Strategy<Value = EnumType> {
             }),
         (
             prop::sample::subsequence(vec![1i64, 2, 3, 10], 1..4),
-            description
+            description.clone()
         )
             .prop_map(|(values, description)| EnumType {
                 description,
                 ..EnumType::integers(values)
+            }),
+        // `const` and `enum` of any JSON value.
+        (
+            prop::sample::subsequence(
+                vec![
+                    serde_json::json!(true),
+                    serde_json::json!(2.5),
+                    serde_json::json!({"mode": "fast"}),
+                    serde_json::json!([1, 2]),
+                    serde_json::json!(false),
+                ],
+                1..4
+            ),
+            description
+        )
+            .prop_map(|(values, description)| EnumType {
+                description,
+                variants: values
+                    .into_iter()
+                    .map(|v| toolsmith_types::EnumVariant::new(toolsmith_types::EnumValue::Json(v)))
+                    .collect(),
             }),
     ]
 }
@@ -940,8 +961,12 @@ pub fn every_property_required(schema: &Value) -> Vec<String> {
 
 /// Every object says `additionalProperties: false`.
 pub fn objects_closed(schema: &Value) -> Vec<String> {
+    // An `enum` of objects is a closed set of values, not an object shape to close (closing it
+    // would forbid the keys of its own values).
     breaking(schema, |object| {
-        is_object_schema(object) && object.get("additionalProperties") != Some(&json!(false))
+        is_object_schema(object)
+            && !object.contains_key("enum")
+            && object.get("additionalProperties") != Some(&json!(false))
     })
 }
 
@@ -1224,6 +1249,11 @@ pub fn to_wire(graph: &TypeGraph, ty: &Type, value: &Value, wire: Wire) -> (Valu
         (Type::Nilable(inner), value) if !value.is_null() => to_wire(graph, inner, value, wire),
         (Type::Enum(_), Value::Number(n)) if wire.enums_as_strings => {
             (Value::String(n.to_string()), value.clone())
+        }
+        (Type::Enum(_), other)
+            if wire.enums_as_strings && !other.is_string() && !other.is_null() =>
+        {
+            (Value::String(other.to_string()), value.clone())
         }
         (Type::Array(a), Value::Array(items)) => {
             let (sent, meant) = items
