@@ -244,6 +244,8 @@ pub enum ErrorCode {
     TooShort,
     /// More items than `maxItems`.
     TooLong,
+    /// An item equal to an earlier one, where `uniqueItems` wants each once.
+    DuplicateItem,
     /// Not greater than `exclusiveMinimum`.
     GreaterThan,
     /// Less than `minimum`.

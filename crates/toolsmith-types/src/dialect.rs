@@ -167,7 +167,8 @@ impl Dialect {
                 maps_as_entries: true,
                 tag_as_const: false,
                 ref_siblings: false,
-                unsupported: &["default"],
+                // Beyond the spec's table: strict mode's schema subset has no `uniqueItems`.
+                unsupported: &["default", "uniqueItems"],
                 ..CANONICAL
             },
             Dialect::Anthropic { strict: false } => CANONICAL,
@@ -185,6 +186,7 @@ impl Dialect {
                     "maxLength",
                     "minItems",
                     "maxItems",
+                    "uniqueItems",
                 ],
                 ..CANONICAL
             },
@@ -199,7 +201,12 @@ impl Dialect {
                 recursion: false,
                 // Beyond the spec's table: Gemini's schema object has no such fields, and an
                 // unknown field is a 400.
-                unsupported: &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+                unsupported: &[
+                    "exclusiveMinimum",
+                    "exclusiveMaximum",
+                    "multipleOf",
+                    "uniqueItems",
+                ],
                 formats: Some(&["date-time", "enum"]),
                 ..CANONICAL
             },

@@ -434,6 +434,12 @@ impl<'g> Emitter<'g> {
                 out.insert("items".to_owned(), Value::Object(items));
                 self.keyword(&mut out, notes, "minItems", a.min_items);
                 self.keyword(&mut out, notes, "maxItems", a.max_items);
+                self.keyword(
+                    &mut out,
+                    notes,
+                    "uniqueItems",
+                    a.unique_items.then_some(true),
+                );
             }
             Type::Map(m) if self.rules.maps_as_entries => return self.map_entries(m),
             Type::Map(m) => {

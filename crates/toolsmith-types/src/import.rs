@@ -35,7 +35,7 @@
 //! - a property whose schema is `false` in an object that takes other keys: the key is then one
 //!   of those (`forbidden_key_allowed`);
 //! - a `default` that does not fit its field: dropped (`default_invalid`);
-//! - keywords it cannot honour (`not`, `if`, `patternProperties`, `uniqueItems`, ...), or that
+//! - keywords it cannot honour (`not`, `if`, `patternProperties`, `minProperties`, ...), or that
 //!   do not apply to the schema's type: ignored (`unsupported_keyword`, `inapplicable_keyword`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -178,7 +178,7 @@ impl std::fmt::Display for ImportError {
 /// assert_eq!((warning.path.as_str(), warning.code.as_str()), ("", "type_inferred"));
 /// assert_eq!(
 ///     warning.to_string(),
-///     "(root): constraint keywords without `type`; read as number (type_inferred)"
+///     "(root): constraint keywords without `type`; read as type number (type_inferred)"
 /// );
 /// # Ok::<(), toolsmith_types::ImportErrors>(())
 /// ```
@@ -1430,22 +1430,22 @@ impl<'s, 'd> Importer<'s, 'd> {
             1 => members.remove(0),
             _ => Type::Union(members),
         };
-        if object.get("uniqueItems") == Some(&Value::Bool(true)) {
-            self.unsupported(
-                &pointer(path, "uniqueItems"),
-                ImportCode::UnsupportedKeyword,
-                "`uniqueItems: true` cannot be enforced".to_owned(),
-            );
-        } else if object.get("uniqueItems").is_some_and(|u| !u.is_boolean()) {
-            self.error(
-                &pointer(path, "uniqueItems"),
-                "`uniqueItems` must be a boolean",
-            );
-        }
+        let unique_items = match object.get("uniqueItems") {
+            None => false,
+            Some(Value::Bool(unique)) => *unique,
+            Some(_) => {
+                self.error(
+                    &pointer(path, "uniqueItems"),
+                    "`uniqueItems` must be a boolean",
+                );
+                false
+            }
+        };
         Type::Array(ArrayType {
             items: Box::new(items),
             min_items,
             max_items,
+            unique_items,
         })
     }
 

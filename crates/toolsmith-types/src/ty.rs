@@ -473,15 +473,19 @@ pub struct ArrayType {
     pub min_items: Option<u64>,
     /// Most elements allowed.
     pub max_items: Option<u64>,
+    /// Whether no two elements may be equal (JSON Schema's `uniqueItems`; equality as JSON
+    /// Schema has it: numbers by value, object keys in any order).
+    pub unique_items: bool,
 }
 
 impl ArrayType {
-    /// An array of `items` with no length constraints.
+    /// An array of `items` with no length or uniqueness constraints.
     pub fn new(items: Type) -> Self {
         ArrayType {
             items: Box::new(items),
             min_items: None,
             max_items: None,
+            unique_items: false,
         }
     }
 }

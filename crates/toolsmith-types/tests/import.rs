@@ -439,13 +439,17 @@ fn required_name_missing_from_properties_is_a_required_field_of_any_value() {
 // ---- arrays ----
 
 #[test]
-fn items_and_length_bounds() {
+fn items_length_bounds_and_uniqueness() {
     assert_eq!(
-        root(json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4})),
+        root(json!({
+            "type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4,
+            "uniqueItems": true
+        })),
         Type::Array(ArrayType {
             items: Box::new(Type::string()),
             min_items: Some(1),
             max_items: Some(4),
+            unique_items: true,
         })
     );
 }
@@ -727,6 +731,7 @@ fn false_schema_is_read_exactly_where_it_has_a_reading_and_refused_where_nothing
             items: Box::new(Type::Any),
             min_items: None,
             max_items: Some(0),
+            unique_items: false,
         })
     );
     // A `false` member adds nothing to a union.

@@ -479,6 +479,9 @@ impl<'g> Coercer<'g> {
                     }
                 }
                 ok &= self.check_items(at, items.len(), input, path);
+                if ok && at.unique_items {
+                    ok = self.check_unique(built.as_deref().unwrap_or(items), path);
+                }
                 ok.then(|| built.map_or(Out::Same, |built| Out::New(Value::Array(built))))
             }
             Value::Null => self.fail(path, ErrorCode::ListType, Some(input), AN_ARRAY),
@@ -500,6 +503,27 @@ impl<'g> Coercer<'g> {
                     .then_some(Out::New(wrapped))
             }
         }
+    }
+
+    /// Whether the canonical `items` are pairwise different, as JSON Schema compares them;
+    /// each repeat is an error at its index. Linear: items are compared by a canonical text.
+    fn check_unique(&mut self, items: &[Value], path: &Path<'_>) -> bool {
+        let mut seen = std::collections::HashMap::with_capacity(items.len());
+        let mut ok = true;
+        for (index, item) in items.iter().enumerate() {
+            if let Some(first) = seen.insert(super::scalar::json_key(item), index) {
+                seen.insert(super::scalar::json_key(item), first);
+                let expected = format!("an item unlike the others (it repeats item {first})");
+                self.error(
+                    &path.index(index),
+                    ErrorCode::DuplicateItem,
+                    Some(item),
+                    expected,
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 
     fn check_items(&mut self, at: &ArrayType, len: usize, input: &Value, path: &Path<'_>) -> bool {

@@ -690,3 +690,49 @@ pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
     }
     true
 }
+
+/// A text that two values share exactly when they are equal as JSON Schema compares them
+/// ([`json_equal`]): object keys sorted, whole numbers written as integers.
+pub(super) fn json_key(value: &Value) -> String {
+    let mut out = String::new();
+    write_key(value, &mut out);
+    out
+}
+
+fn write_key(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => {
+            let whole = n
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0);
+            match (n.as_i64(), n.as_u64(), whole) {
+                (Some(i), _, _) => out.push_str(&i.to_string()),
+                (_, Some(u), _) => out.push_str(&u.to_string()),
+                // Exact: whole and below 2^53.
+                (_, _, Some(f)) => out.push_str(&(f as i64).to_string()),
+                _ => out.push_str(&n.to_string()),
+            }
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                write_key(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for key in keys {
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_key(&map[key], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}

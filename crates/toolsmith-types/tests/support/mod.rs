@@ -240,15 +240,21 @@ fn arb_type(refs: bool) -> BoxedStrategy<Type> {
         .prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
                 arb_struct(inner.clone()).prop_map(Type::Struct),
-                (inner.clone(), 0u64..2, prop::option::of(0u64..3)).prop_map(
-                    |(items, min, extra)| {
+                (
+                    inner.clone(),
+                    0u64..2,
+                    prop::option::of(0u64..3),
+                    any::<bool>()
+                )
+                    .prop_map(|(items, min, extra, unique)| {
                         Type::Array(ArrayType {
                             items: Box::new(items),
                             min_items: (min > 0).then_some(min),
                             max_items: extra.map(|e| min + e),
+                            // Unique only without a minimum, so that a value always exists.
+                            unique_items: unique && min == 0,
                         })
-                    }
-                ),
+                    }),
                 (inner.clone(), any::<bool>()).prop_map(|(values, enum_keys)| {
                     Type::Map(MapType {
                         keys: if enum_keys {
@@ -470,8 +476,16 @@ pub fn arb_value(graph: &TypeGraph, ty: &Type, budget: u32) -> BoxedStrategy<Val
         Type::Array(a) => {
             let min = a.min_items.unwrap_or(0) as usize;
             let max = a.max_items.map_or(min + 3, |m| m as usize);
+            let unique = a.unique_items;
             prop::collection::vec(arb_value(graph, &a.items, budget), min..=max)
-                .prop_map(Value::Array)
+                .prop_map(move |mut items| {
+                    if unique {
+                        // Each value once, numbers compared by value.
+                        let mut seen = std::collections::HashSet::new();
+                        items.retain(|item| seen.insert(unique_key(item)));
+                    }
+                    Value::Array(items)
+                })
                 .boxed()
         }
         Type::Map(m) => {
@@ -1357,5 +1371,26 @@ pub fn accepts_null(graph: &TypeGraph, ty: &Type) -> bool {
         Some(Type::Nilable(_) | Type::Any) => true,
         Some(Type::Union(members)) => members.iter().any(|m| accepts_null(graph, m)),
         _ => false,
+    }
+}
+
+/// `value` as text in which numbers equal by value are spelled alike, for keeping array items
+/// unique as JSON Schema compares them.
+fn unique_key(value: &Value) -> String {
+    match value {
+        Value::Number(n) => format!("{:?}", n.as_f64()),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(unique_key).collect::<Vec<_>>().join(",")
+        ),
+        Value::Object(map) => {
+            let mut entries: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{k:?}:{}", unique_key(v)))
+                .collect();
+            entries.sort();
+            format!("{{{}}}", entries.join(","))
+        }
+        other => other.to_string(),
     }
 }
