@@ -9,10 +9,10 @@
 //! |---|---|---|---|---|---|---|
 //! | `json-schema` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
 //! | `openai` | not in `required` | as declared | `additionalProperties` | `const` | `$defs`; described refs inlined | — |
-//! | `openai-strict` | in `required`, nullable | `additionalProperties: false` | `[{key, value}]` | one-value `enum` | `$defs`; described refs inlined | `default` |
+//! | `openai-strict` | in `required`, nullable | `additionalProperties: false` | `[{key, value}]` | one-value `enum` | `$defs`; described refs inlined | `default`, `uniqueItems` |
 //! | `anthropic` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
-//! | `anthropic-strict` | not in `required` | `additionalProperties: false` | `[{key, value}]` | `const` | `$defs`; recursion an error | numeric, length and item-count bounds |
-//! | `gemini` | not in `required`, `nullable: true` | no `additionalProperties` | `[{key, value}]` | one-value `enum` | inlined; recursion an error | exclusive bounds, `multipleOf`, formats but `date-time` and `enum` |
+//! | `anthropic-strict` | not in `required` | `additionalProperties: false` | `[{key, value}]` | `const` | `$defs`; recursion an error | numeric, length and item-count bounds, `uniqueItems` |
+//! | `gemini` | not in `required`, `nullable: true` | no `additionalProperties` | `[{key, value}]` | one-value `enum` | inlined; recursion an error | exclusive bounds, `multipleOf`, `uniqueItems`, formats but `date-time` and `enum` |
 //! | `mcp` | not in `required` | as declared | `additionalProperties` | `const` | inlined unless recursive | — |
 //!
 //! More, per dialect:
