@@ -510,7 +510,7 @@ impl<'g> Coercer<'g> {
             (EnumValue::Json(value), Value::String(text))
                 if self.policy.dialect.rules().enums_as_strings =>
             {
-                value.to_string() == *text
+                serde_json::to_string(value).ok().as_deref() == Some(text.as_str())
             }
             (EnumValue::Json(value), input) => json_equal(value, input),
             _ => false,
