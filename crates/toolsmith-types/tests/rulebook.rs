@@ -1299,6 +1299,26 @@ fn a_default_that_does_not_fit_its_field_is_an_error_in_the_type() {
 }
 
 #[test]
+fn a_default_out_of_its_fields_bounds_is_reported_with_the_bound_it_breaks() {
+    // The real reason, not "5 is not a number".
+    let ty = object(vec![
+        Field::new(
+            "n",
+            Type::Number(NumberType {
+                maximum: Some(3.0),
+                ..NumberType::default()
+            }),
+        )
+        .default_value(json!(5)),
+    ]);
+    let errs = rejected(&ty, json!({}));
+    assert_eq!(errors(&errs), [("/n", "schema_invalid")]);
+    let message = errs.0[0].message();
+    assert!(message.contains("expected at most 3, got 5"), "{message}");
+    assert!(!message.contains("not a number"), "{message}");
+}
+
+#[test]
 fn integer_enum_map_keys_spelled_exactly_need_no_repair() {
     let ty = Type::Map(MapType {
         keys: MapKeys::Enum(EnumType::integers([1, 2])),
