@@ -447,6 +447,8 @@ struct Importer<'s, 'd> {
     seen: HashMap<String, DefsContainer>,
     pending: VecDeque<Pending<'s>>,
     defaults: Vec<DefaultCheck>,
+    /// Schemas gathered by every `allOf` so far.
+    all_of_parts: usize,
     /// Paths of `default` keywords a lenient import leaves out (found not to fit in a first pass).
     dropped_defaults: &'d HashSet<String>,
 }
@@ -465,6 +467,11 @@ enum Form {
 /// own `allOf` members), which bounds a definition that includes itself.
 const MAX_ALL_OF_PARTS: usize = 64;
 
+/// Most schemas every `allOf` of one document may gather together. Merging writes referenced
+/// definitions in place, so without this bound, definitions whose properties each merge the next
+/// definition would cost time exponential in their number.
+const MAX_ALL_OF_TOTAL: usize = 4096;
+
 impl<'s, 'd> Importer<'s, 'd> {
     /// Imports `document` once.
     fn run(
@@ -481,6 +488,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             seen: HashMap::new(),
             pending: VecDeque::new(),
             defaults: Vec::new(),
+            all_of_parts: 0,
             dropped_defaults,
         };
         let root = importer.schema(document, "", 0, Site::Root);
@@ -755,6 +763,14 @@ impl<'s, 'd> Importer<'s, 'd> {
         let mut gathered = 0;
         while let Some((here, member)) = queue.pop_front() {
             gathered += 1;
+            self.all_of_parts += 1;
+            if self.all_of_parts > MAX_ALL_OF_TOTAL {
+                self.error(
+                    &at,
+                    format!("the document's `allOf`s gather more than {MAX_ALL_OF_TOTAL} schemas"),
+                );
+                return None;
+            }
             if gathered > MAX_ALL_OF_PARTS {
                 self.error(
                     &at,

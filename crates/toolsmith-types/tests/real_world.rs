@@ -467,3 +467,20 @@ fn unique_items_refuses_an_item_equal_to_an_earlier_one_after_coercion() {
     assert_eq!(codes(&errors), [("/xs/1", "duplicate_item")]);
     assert!(call(&any, json!({"xs": [1, "1", [1]]})).is_ok());
 }
+
+#[test]
+fn all_of_merges_that_would_multiply_without_end_are_an_error_not_a_hang() {
+    // Each definition's two properties both merge the next definition: 2^40 schemas in place.
+    let mut defs = serde_json::Map::new();
+    for i in 0..40 {
+        let next = json!({"allOf": [{"$ref": format!("#/$defs/D{}", i + 1)}, {"type": "object"}]});
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"a": next.clone(), "b": next}}),
+        );
+    }
+    defs.insert("D40".to_owned(), json!({"type": "object"}));
+    let schema = json!({"$defs": defs, "allOf": [{"$ref": "#/$defs/D0"}, {"type": "object"}]});
+    let errors = import_with(&schema, &ImportOptions::lenient()).unwrap_err();
+    assert!(errors.to_string().contains("gather more than"), "{errors}");
+}
