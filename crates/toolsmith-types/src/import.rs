@@ -1,8 +1,10 @@
 //! JSON Schema import: building a [`TypeGraph`] from the schema subset tool definitions use.
 //!
 //! Import reads each schema with its most faithful reading in the type model. Where that reading
-//! is exact, both modes take it (`allOf` whose members merge, `required` beside no `properties`,
-//! `const` of any JSON value, `items: false`). Where it is not (a pragmatic reading, a keyword the
+//! is exact, both modes take it (`allOf` whose members merge, `anyOf` beside other keywords as
+//! each member merged with them, `required` beside no `properties`, `const` and `enum` of any
+//! JSON value, `uniqueItems`, `false` as `items`, as a property of a closed object or as a member
+//! of `anyOf`). Where it is not (a pragmatic reading, a keyword the
 //! model cannot enforce) an [`ImportMode::Lenient`] import takes it and reports it as an
 //! [`ImportWarning`] with its JSON Pointer and a stable [`ImportCode`]; an
 //! [`ImportMode::Strict`] import (what [`import`] does) refuses it with an [`ImportError`] of the
@@ -632,9 +634,16 @@ impl<'s, 'd> Importer<'s, 'd> {
         };
         if object.contains_key("allOf") {
             return match self.all_of(object, path) {
-                Some(merged) => self.schema(&merged, path, depth + 1, site),
-                None => Type::Any,
+                Ok(merged) => self.schema(&merged, path, depth + 1, site),
+                Err(AllOfFail::Nothing { path, message }) => {
+                    self.error(&path, message);
+                    Type::Any
+                }
+                Err(AllOfFail::Reported) => Type::Any,
             };
+        }
+        if let Some(rewritten) = self.any_of_siblings(object, path) {
+            return self.schema(&rewritten, path, depth + 1, site);
         }
         if let Some(rewritten) = self.enum_of_items(object, path) {
             return self.schema(&rewritten, path, depth + 1, site);
@@ -722,13 +731,13 @@ impl<'s, 'd> Importer<'s, 'd> {
     /// merge is exact where keywords constrain the value independently, which is the usual case
     /// (`allOf` around one `$ref` to describe it, objects assembled from parts); what does not
     /// merge exactly is a liberty (`all_of_inexact`). `None` when refused (and said).
-    fn all_of(&mut self, object: &Map<String, Value>, path: &str) -> Option<Value> {
+    fn all_of(&mut self, object: &Map<String, Value>, path: &str) -> Result<Value, AllOfFail> {
         let at = pointer(path, "allOf");
         let members = match object.get("allOf") {
             Some(Value::Array(members)) if !members.is_empty() => members,
             _ => {
                 self.error(&at, "`allOf` must be a non-empty array");
-                return None;
+                return Err(AllOfFail::Reported);
             }
         };
         let mut base = object.clone();
@@ -750,7 +759,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         {
             let mut merged = only.clone();
             merged.extend(base);
-            return Some(Value::Object(merged));
+            return Ok(Value::Object(merged));
         }
 
         let mut merged = Map::new();
@@ -769,25 +778,27 @@ impl<'s, 'd> Importer<'s, 'd> {
                     &at,
                     format!("the document's `allOf`s gather more than {MAX_ALL_OF_TOTAL} schemas"),
                 );
-                return None;
+                return Err(AllOfFail::Reported);
             }
             if gathered > MAX_ALL_OF_PARTS {
                 self.error(
                     &at,
                     format!("`allOf` gathers more than {MAX_ALL_OF_PARTS} schemas"),
                 );
-                return None;
+                return Err(AllOfFail::Reported);
             }
             let mut member = match member {
                 Value::Bool(true) => continue,
                 Value::Bool(false) => {
-                    self.error(&here, "an `allOf` member is `false`: no value is valid");
-                    return None;
+                    return Err(AllOfFail::Nothing {
+                        path: here,
+                        message: "an `allOf` member is `false`: no value is valid".to_owned(),
+                    });
                 }
                 Value::Object(member) => member,
                 _ => {
                     self.error(&here, "a schema must be an object or a boolean");
-                    return None;
+                    return Err(AllOfFail::Reported);
                 }
             };
             if let Some(target) = member.remove("$ref") {
@@ -805,7 +816,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                                 "{target} points at no definition under `$defs` or `definitions`"
                             ),
                         );
-                        return None;
+                        return Err(AllOfFail::Reported);
                     }
                 }
             }
@@ -813,7 +824,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 let inner_at = pointer(&here, "allOf");
                 let Value::Array(inner) = inner else {
                     self.error(&inner_at, "`allOf` must be a non-empty array");
-                    return None;
+                    return Err(AllOfFail::Reported);
                 };
                 for (j, m) in inner.into_iter().enumerate() {
                     queue.push_back((pointer(&inner_at, &j.to_string()), m));
@@ -835,11 +846,12 @@ impl<'s, 'd> Importer<'s, 'd> {
                 match merge_keyword(key, existing, value) {
                     Merge::Done => {}
                     Merge::Nothing => {
-                        self.error(
-                            &pointer(here, key),
-                            format!("`{key}` leaves no value in common with the rest of `allOf`"),
-                        );
-                        return None;
+                        return Err(AllOfFail::Nothing {
+                            path: pointer(here, key),
+                            message: format!(
+                                "`{key}` leaves no value in common with the rest of `allOf`"
+                            ),
+                        });
                     }
                     Merge::Inexact => inexact.push((pointer(here, key), key.clone())),
                 }
@@ -884,7 +896,68 @@ impl<'s, 'd> Importer<'s, 'd> {
             };
             refused |= !self.liberty(&here, ImportCode::AllOfInexact, &what, reading);
         }
-        (!refused).then_some(Value::Object(merged))
+        if refused {
+            Err(AllOfFail::Reported)
+        } else {
+            Ok(Value::Object(merged))
+        }
+    }
+
+    /// `anyOf` (or `oneOf`) beside keywords that constrain the value too: each member merged
+    /// with them, as `A and (B or C)` is `(A and B) or (A and C)`; a member that leaves no value
+    /// beside them is left out. As exact as the merges (see [`Importer::all_of`]); where a merge
+    /// goes wrong, its paths run through `/anyOf/<i>/allOf/0` (the keywords beside) and
+    /// `/anyOf/<i>/allOf/1` (the member).
+    fn any_of_siblings(&mut self, object: &Map<String, Value>, path: &str) -> Option<Value> {
+        let keyword = match (object.contains_key("anyOf"), object.contains_key("oneOf")) {
+            (true, false) => "anyOf",
+            (false, true) => "oneOf",
+            // Both: `form` reports it.
+            _ => return None,
+        };
+        let Some(Value::Array(members)) = object.get(keyword) else {
+            return None;
+        };
+        let (mut rest, mut siblings) = (Map::new(), Map::new());
+        for (key, value) in object {
+            let k = key.as_str();
+            if k == keyword
+                || COMMON.contains(&k)
+                || ANNOTATIONS.contains(&k)
+                || ROOT_ONLY.contains(&k)
+            {
+                rest.insert(key.clone(), value.clone());
+            } else {
+                siblings.insert(key.clone(), value.clone());
+            }
+        }
+        if siblings.is_empty() || members.is_empty() {
+            return None;
+        }
+        let at = pointer(path, keyword);
+        let mut merged_members = Vec::with_capacity(members.len());
+        for (i, member) in members.iter().enumerate() {
+            if *member == Value::Bool(false) {
+                continue;
+            }
+            let both = Value::Array(vec![Value::Object(siblings.clone()), member.clone()]);
+            let wrapper = Map::from_iter([("allOf".to_owned(), both)]);
+            match self.all_of(&wrapper, &pointer(&at, &i.to_string())) {
+                Ok(merged) => merged_members.push(merged),
+                // This member allows no value the keywords beside it allow.
+                Err(AllOfFail::Nothing { .. }) => {}
+                Err(AllOfFail::Reported) => return Some(Value::Bool(true)),
+            }
+        }
+        if merged_members.is_empty() {
+            self.error(
+                &at,
+                format!("no member of `{keyword}` allows a value the keywords beside it allow"),
+            );
+            return Some(Value::Bool(true));
+        }
+        rest.insert(keyword.to_owned(), Value::Array(merged_members));
+        Some(Value::Object(rest))
     }
 
     /// The body of the definition `target` (`#/$defs/<name>` or `#/definitions/<name>`) points at.
@@ -1951,6 +2024,20 @@ fn parse_ref(target: &str) -> Result<(DefsContainer, String), String> {
             "`{target}`: only references to a whole definition are supported"
         )),
     }
+}
+
+/// Why an `allOf` did not merge.
+enum AllOfFail {
+    /// Already reported (an error, or a liberty a strict import refuses).
+    Reported,
+    /// Its parts leave no value valid: where, and why (for the caller to report, or, for a
+    /// member of an `anyOf`, to leave the member out).
+    Nothing {
+        /// JSON Pointer of the part that leaves nothing.
+        path: String,
+        /// Why.
+        message: String,
+    },
 }
 
 /// How one keyword of an `allOf` part merged into the keyword already gathered.

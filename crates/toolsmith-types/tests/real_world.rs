@@ -432,6 +432,7 @@ fn every_lenient_reading_emits_a_schema_a_strict_import_reads_back_as_the_same_t
         "false_schema",
         "const_values",
         "nullable",
+        "any_of_beside_properties",
     ] {
         let (graph, _) = lenient(name);
         let emitted = toolsmith_types::emit(&graph, toolsmith_types::Dialect::JsonSchema).unwrap();
@@ -483,4 +484,35 @@ fn all_of_merges_that_would_multiply_without_end_are_an_error_not_a_hang() {
     let schema = json!({"$defs": defs, "allOf": [{"$ref": "#/$defs/D0"}, {"type": "object"}]});
     let errors = import_with(&schema, &ImportOptions::lenient()).unwrap_err();
     assert!(errors.to_string().contains("gather more than"), "{errors}");
+}
+
+#[test]
+fn any_of_beside_other_keywords_is_each_member_merged_with_them() {
+    // "Send an email or a phone number": two objects, each requiring one.
+    let (graph, _) = lenient("any_of_beside_properties");
+    assert!(call(&graph, json!({"contact": {"email": "a@b.c"}})).is_ok());
+    assert!(
+        call(
+            &graph,
+            json!({"contact": {"phone": "123", "email": "a@b.c"}})
+        )
+        .is_ok()
+    );
+    let errors = call(&graph, json!({"contact": {}})).unwrap_err();
+    assert_eq!(codes(&errors), [("/contact", "union_no_match")]);
+
+    // A member the keywords beside it exclude (null, beside `type: string`) is left out.
+    let graph = import(&json!({"type": "object", "properties": {"name": {
+        "type": "string", "anyOf": [{"type": "null"}, {"minLength": 2}]
+    }}}))
+    .unwrap();
+    assert!(call(&graph, json!({"name": "Al"})).is_ok());
+    let strict = coerce_arguments(
+        &graph,
+        Arguments::Json(&json!({"name": null})),
+        &Policy::strict(),
+    );
+    assert_eq!(codes(&strict.unwrap_err()), [("/name", "repair_refused")]);
+    let errors = call(&graph, json!({"name": "A"})).unwrap_err();
+    assert_eq!(codes(&errors), [("/name", "string_too_short")]);
 }
