@@ -516,3 +516,40 @@ fn any_of_beside_other_keywords_is_each_member_merged_with_them() {
     let errors = call(&graph, json!({"name": "A"})).unwrap_err();
     assert_eq!(codes(&errors), [("/name", "string_too_short")]);
 }
+
+#[test]
+fn ecma_262_pattern_syntax_reads_as_ecma_262_means_it() {
+    use toolsmith_types::Pattern;
+    let cases: &[(&str, &[&str], &[&str])] = &[
+        (r"^[^\d]+$", &["abc", "٣"], &["a1"]),
+        (r"^[\w-]+$", &["a-b_c"], &["a b", "é"]),
+        (r"^\u00e9$", &["é"], &["e"]),
+        (r"^\u{1F600}$", &["😀"], &["x"]),
+        (r"^\uD83D\uDE00$", &["😀"], &["x"]),
+        (r"^a{2,}$", &["aa", "aaa"], &["a"]),
+        (r"^a{$", &["a{"], &["a"]),
+        (r"^a\/b$", &["a/b"], &["ab"]),
+        (r"^(?<word>\w+)$", &["hi"], &["hi there"]),
+        (r"^[\s\S]$", &["\n", "x"], &["xy"]),
+        (r"^[+--]$", &["+", ",", "-"], &["a"]),
+        (r"^\cJ$", &["\n"], &["J"]),
+        (r"^[]$", &[], &["", "a"]),
+        (r"^[^]$", &["a", "\n"], &[""]),
+    ];
+    for (source, matching, not_matching) in cases {
+        let pattern = Pattern::new(*source).unwrap_or_else(|e| panic!("{source}: {e}"));
+        assert_eq!(pattern.as_str(), *source);
+        for text in *matching {
+            assert!(pattern.is_match(text), "{source} should match {text:?}");
+        }
+        for text in *not_matching {
+            assert!(
+                !pattern.is_match(text),
+                "{source} should not match {text:?}"
+            );
+        }
+    }
+    for source in [r"\uD83D", r"\x4", r"\u{110000}", r"a\", r"[\B]"] {
+        assert!(Pattern::new(source).is_err(), "{source}");
+    }
+}
