@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
-use toolsmith::{Arguments, CoerceErrors, Type, coerce_arguments};
+use toolsmith::{Arguments, CoerceErrors, Type, TypeGraph, coerce_arguments};
 
 use crate::error::UsageError;
 use crate::input::{PolicyArgs, argument_text, load_schema};
@@ -20,6 +20,9 @@ pub struct CoerceArgs {
     /// The arguments as JSON text; read from stdin when omitted or `-`.
     #[arg(value_name = "ARGS_JSON")]
     arguments: Option<String>,
+    /// Import the schema strictly: refuse what has no exact reading instead of warning.
+    #[arg(long)]
+    strict_import: bool,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -27,7 +30,11 @@ pub struct CoerceArgs {
 impl CoerceArgs {
     /// The canonical arguments and their repairs, or every error.
     pub fn run(&self, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
-        let graph = load_schema(&self.schema)?;
+        let (graph, warnings) = load_schema(&self.schema, self.strict_import)?;
+        Ok(self.coerce(&graph, stdin)?.after_warnings(warnings))
+    }
+
+    fn coerce(&self, graph: &TypeGraph, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
         match graph.resolved_root() {
             Some(Type::Struct(_) | Type::Map(_)) => {}
             other => {
@@ -46,7 +53,7 @@ impl CoerceArgs {
         };
 
         Ok(
-            match coerce_arguments(&graph, Arguments::Text(&text), &policy) {
+            match coerce_arguments(graph, Arguments::Text(&text), &policy) {
                 Ok(coerced) => Outcome::Success(
                     json!({"value": coerced.value, "repairs": repairs_json(&coerced.repairs)})
                         .to_string(),

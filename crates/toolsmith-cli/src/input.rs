@@ -7,8 +7,8 @@ use std::sync::Arc;
 use clap::Args;
 use serde_json::Value;
 use toolsmith::{
-    CoerceError, Dialect, ErrorCode, Policy, Registry, Tool, ToolError, TypeGraph, UnknownKeys,
-    import,
+    CoerceError, Dialect, ErrorCode, ImportOptions, Policy, Registry, Tool, ToolError, TypeGraph,
+    UnknownKeys, import_with,
 };
 
 use crate::error::UsageError;
@@ -95,8 +95,9 @@ fn read_stdin(
     }))
 }
 
-/// Reads, parses and imports a JSON Schema file.
-pub fn load_schema(path: &Path) -> Result<TypeGraph, UsageError> {
+/// Reads, parses and imports a JSON Schema file: leniently unless `strict`, with every liberty
+/// the import took as a line for stderr.
+pub fn load_schema(path: &Path, strict: bool) -> Result<(TypeGraph, Vec<String>), UsageError> {
     let text = std::fs::read_to_string(path).map_err(|error| UsageError::Read {
         path: path.to_path_buf(),
         error,
@@ -105,10 +106,21 @@ pub fn load_schema(path: &Path) -> Result<TypeGraph, UsageError> {
         path: path.to_path_buf(),
         error,
     })?;
-    import(&schema).map_err(|errors| UsageError::Import {
+    let options = if strict {
+        ImportOptions::strict()
+    } else {
+        ImportOptions::lenient()
+    };
+    let imported = import_with(&schema, &options).map_err(|errors| UsageError::Import {
         path: path.to_path_buf(),
         errors,
-    })
+    })?;
+    let warnings = imported
+        .warnings
+        .iter()
+        .map(|warning| format!("toolsmith: warning: `{}`: {warning}", path.display()))
+        .collect();
+    Ok((imported.graph, warnings))
 }
 
 /// The tool named `name`, or an error naming it with the nearest registered name.

@@ -16,7 +16,8 @@
 //!   or OpenAI-style functions over canonical JSON Schema
 //!   ([`Tool::call_schema`](toolsmith::Tool::call_schema)) without `--dialect`;
 //!   `schema --from-json-schema FILE [--dialect D]`: a JSON Schema file re-emitted in D
-//!   (canonical without it). `--lint` prints instead what receiver D (every receiver, without
+//!   (canonical without it). A file is imported leniently, each liberty the import took one
+//!   `toolsmith: warning:` line on stderr; `--strict-import` refuses them instead. `--lint` prints instead what receiver D (every receiver, without
 //!   `--dialect`) would refuse, one finding a line, and exits 1 when there is any; a file is
 //!   linted as a tool's parameters, its name checked only when `--name` gives one. A tool the
 //!   receiver cannot take is reported on stderr (exit 1) while the others still print.
@@ -27,7 +28,8 @@
 //!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout. `--dialect D`
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
 //!   repairs, so `--strict` accepts what D was told to send.
-//! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
+//! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file
+//!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
 //! - `mcp [--http ADDR]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's own
 //!   stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
 //!   messages), or over stateless streamable HTTP at ADDR; `--max-request-bytes`,
@@ -220,6 +222,11 @@ fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Ex
             // Nothing more can be reported if stderr is gone; the exit status still says it.
             let _ = write_text(stderr, &message);
             Exit::Failure
+        }
+        Outcome::Warned { warnings, outcome } => {
+            // Warnings are advice: a stderr that is gone does not change the outcome.
+            let _ = write_text(stderr, &warnings);
+            print(*outcome, stdout, stderr)
         }
         Outcome::Partial { done, problems } => {
             let exit = print_stdout(&done, Exit::Failure, stdout, stderr);

@@ -24,9 +24,27 @@ pub enum Outcome {
         /// What could not, one a line.
         problems: String,
     },
+    /// `outcome`, after these warnings on stderr, one a line (the exit status is `outcome`'s).
+    Warned {
+        /// What to say first.
+        warnings: String,
+        /// Then the outcome itself.
+        outcome: Box<Outcome>,
+    },
 }
 
 impl Outcome {
+    /// This outcome, after `warnings` on stderr; itself when there are none.
+    pub fn after_warnings(self, warnings: Vec<String>) -> Outcome {
+        if warnings.is_empty() {
+            return self;
+        }
+        Outcome::Warned {
+            warnings: warnings.join("\n"),
+            outcome: Box::new(self),
+        }
+    }
+
     /// A JSON document printed for reading (exit 0).
     pub fn document(value: &Value) -> Result<Outcome, UsageError> {
         pretty(value).map(Outcome::Success)

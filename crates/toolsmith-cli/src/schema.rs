@@ -35,6 +35,10 @@ pub struct SchemaArgs {
     /// line, instead of the schemas; exit 1 when there is any.
     #[arg(long)]
     lint: bool,
+    /// With --from-json-schema: import the file strictly, refusing what has no exact reading
+    /// instead of warning about it on stderr.
+    #[arg(long, requires = "from_json_schema")]
+    strict_import: bool,
     /// With --from-json-schema --lint: the tool name to check too (a file has none of its own).
     #[arg(long, value_name = "NAME", requires = "from_json_schema")]
     name: Option<String>,
@@ -51,8 +55,10 @@ impl SchemaArgs {
             None => Dialect::ALL.to_vec(),
         };
         match (&self.from_json_schema, self.lint) {
-            (Some(path), false) => from_json_schema(path, self.dialect),
-            (Some(path), true) => lint_file(path, self.name.as_deref(), &dialects),
+            (Some(path), false) => from_json_schema(path, self.dialect, self.strict_import),
+            (Some(path), true) => {
+                lint_file(path, self.name.as_deref(), &dialects, self.strict_import)
+            }
             (None, false) => tool_schemas(registry()?, &self.tools, self.dialect),
             (None, true) => {
                 let registry = registry()?;
@@ -92,8 +98,13 @@ fn findings_outcome(findings: Vec<Finding>) -> Outcome {
 
 /// The file's schema linted as a tool's parameters: under `name` when one is given; otherwise
 /// the name is not checked, since a file has none of its own.
-fn lint_file(path: &Path, name: Option<&str>, dialects: &[Dialect]) -> Result<Outcome, UsageError> {
-    let graph = load_schema(path)?;
+fn lint_file(
+    path: &Path,
+    name: Option<&str>,
+    dialects: &[Dialect],
+    strict_import: bool,
+) -> Result<Outcome, UsageError> {
+    let (graph, warnings) = load_schema(path, strict_import)?;
     let tool = [LintTool {
         name: name.unwrap_or("parameters"),
         parameters: &graph,
@@ -103,7 +114,7 @@ fn lint_file(path: &Path, name: Option<&str>, dialects: &[Dialect]) -> Result<Ou
         .flat_map(|&dialect| lint(&tool, dialect))
         .filter(|finding| name.is_some() || finding.code != FindingCode::ToolName)
         .collect();
-    Ok(findings_outcome(findings))
+    Ok(findings_outcome(findings).after_warnings(warnings))
 }
 
 /// The declarations of the tools `names` (all of them when empty), in that order, as a JSON
@@ -144,12 +155,16 @@ fn tool_schema(tool: &dyn Tool, dialect: Option<Dialect>) -> Result<Value, Usage
 }
 
 /// The JSON Schema file at `path` re-emitted in `dialect` (canonical when none is given).
-fn from_json_schema(path: &Path, dialect: Option<Dialect>) -> Result<Outcome, UsageError> {
-    let graph = load_schema(path)?;
+fn from_json_schema(
+    path: &Path,
+    dialect: Option<Dialect>,
+    strict_import: bool,
+) -> Result<Outcome, UsageError> {
+    let (graph, warnings) = load_schema(path, strict_import)?;
     let emitted =
         emit(&graph, dialect.unwrap_or_default()).map_err(|error| UsageError::WriteBack {
             path: path.to_path_buf(),
             error,
         })?;
-    Outcome::document(&emitted)
+    Ok(Outcome::document(&emitted)?.after_warnings(warnings))
 }

@@ -247,12 +247,13 @@ fn schema_file_that_is_not_json_is_a_usage_error() {
 }
 
 #[test]
-fn schema_that_does_not_import_is_a_usage_error_naming_every_keyword() {
+fn schema_that_does_not_import_strictly_is_a_usage_error_naming_every_keyword() {
     let run = toolsmith(
         &[
             "coerce",
             "--schema",
             &fixture("unsupported_keywords.json"),
+            "--strict-import",
             "{}",
         ],
         "",
@@ -315,12 +316,119 @@ fn schema_command_reports_import_errors_as_usage_errors() {
             "schema",
             "--from-json-schema",
             &fixture("unsupported_keywords.json"),
+            "--strict-import",
         ],
         "",
     );
     assert_eq!(run.code, 2);
     assert!(run.stdout.is_empty());
     assert!(run.stderr.contains("dependentRequired"), "{}", run.stderr);
+}
+
+/// The warning lines on stderr, as (pointer, code).
+fn warnings(stderr: &str) -> Vec<(String, String)> {
+    stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("toolsmith: warning: "))
+        .map(|line| {
+            let (_, rest) = line.split_once("`: ").expect("the file, then the finding");
+            let (pointer, _) = rest.split_once(": ").unwrap();
+            let code = rest.rsplit_once(" (").unwrap().1.trim_end_matches(')');
+            (pointer.to_owned(), code.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn schema_from_a_real_world_file_prints_its_reading_and_the_liberties_on_stderr() {
+    let run = toolsmith(
+        &["schema", "--from-json-schema", &fixture("real_world.json")],
+        "",
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(
+        warnings(&run.stderr),
+        [
+            (
+                "/properties/colors/enum".to_owned(),
+                "enum_of_items".to_owned()
+            ),
+            (
+                "/properties/note/nullable".to_owned(),
+                "nullable_keyword".to_owned()
+            ),
+        ]
+    );
+    let schema = run.json();
+    assert_eq!(
+        schema["properties"]["colors"]["items"],
+        json!({"type": "string", "enum": ["red", "blue"]})
+    );
+    assert_eq!(
+        schema["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
+
+    // Ignored keywords are said too, and `--strict-import` refuses them.
+    let run = toolsmith(
+        &[
+            "schema",
+            "--from-json-schema",
+            &fixture("unsupported_keywords.json"),
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(
+        warnings(&run.stderr),
+        [
+            (
+                "/dependentRequired".to_owned(),
+                "unsupported_keyword".to_owned()
+            ),
+            (
+                "/properties/tags/contains".to_owned(),
+                "unsupported_keyword".to_owned()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn coerce_against_a_real_world_file_prints_the_import_warnings_on_stderr() {
+    let schema = fixture("real_world.json");
+    let run = toolsmith(
+        &["coerce", "--schema", &schema, r#"{"colors": ["red"]}"#],
+        "",
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["value"], json!({"colors": ["red"]}));
+    assert_eq!(warnings(&run.stderr).len(), 2, "{}", run.stderr);
+    let run = toolsmith(
+        &["coerce", "--schema", &schema, r#"{"colors": ["green"]}"#],
+        "",
+    );
+    assert_eq!(run.code, 1);
+    assert_eq!(
+        run.error_codes(),
+        [("/colors/0".to_owned(), "enum".to_owned())]
+    );
+    let run = toolsmith(
+        &[
+            "coerce",
+            "--schema",
+            &schema,
+            "--strict-import",
+            r#"{"colors": ["red"]}"#,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("enum_of_items") || run.stderr.contains("`enum` on an array"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -81,6 +81,9 @@ pub enum RepairCode {
     UnionTagInferred,
     /// An undeclared key was dropped (the policy ignores unknown keys).
     ExtraIgnored,
+    /// A map sent as an array of `{"key": .., "value": ..}` entries (or as `[]`) was read as
+    /// the object, for a dialect that does not write maps so.
+    MapFromEntries,
 }
 
 impl RepairCode {
@@ -115,6 +118,7 @@ impl RepairCode {
             RepairCode::UnionTagCase => "matched `_type` ignoring case",
             RepairCode::UnionTagInferred => "inferred the missing `_type`",
             RepairCode::ExtraIgnored => "dropped an undeclared key",
+            RepairCode::MapFromEntries => "read an array of {key, value} entries as an object",
         }
     }
 }
@@ -241,6 +245,8 @@ pub enum ErrorCode {
     TooShort,
     /// More items than `maxItems`.
     TooLong,
+    /// An item equal to an earlier one, where `uniqueItems` wants each once.
+    DuplicateItem,
     /// Not greater than `exclusiveMinimum`.
     GreaterThan,
     /// Less than `minimum`.
@@ -504,7 +510,7 @@ fn quoted_list(items: &[String]) -> String {
 }
 
 /// A JSON value shortened for a message.
-fn short(value: &Value) -> String {
+pub(crate) fn short(value: &Value) -> String {
     const MAX: usize = 80;
     let text = value.to_string();
     if text.chars().count() <= MAX {

@@ -45,7 +45,7 @@ pub enum Dialect {
     /// deep. Strict (`openai-strict`): moreover every field is in `required`, an optional one
     /// nullable (`null` says "omitted"); `additionalProperties: false` on every object (a
     /// struct's additional keys are not offered); maps as arrays of `{key, value}` objects; the
-    /// `_type` tag as a one-value `enum`; `default` said in the description. Recursion is
+    /// `_type` tag as a one-value `enum`; `default` and `uniqueItems` said in the description. Recursion is
     /// allowed in both.
     OpenAi {
         /// Whether the function is declared with `"strict": true`.
@@ -55,7 +55,7 @@ pub enum Dialect {
     ///
     /// Not strict (`anthropic`): canonical JSON Schema. Strict (`anthropic-strict`):
     /// `additionalProperties: false` on every object, maps as arrays of `{key, value}` objects,
-    /// numeric, length and item-count bounds said in the description, and a recursive type
+    /// numeric, length and item-count bounds and `uniqueItems` said in the description, and a recursive type
     /// refused ([`crate::EmitError::Recursive`]).
     Anthropic {
         /// Whether the tool is declared with `"strict": true`.
@@ -65,8 +65,9 @@ pub enum Dialect {
     /// schema object: `nullable: true` instead of type arrays (optional fields are nullable
     /// too); every reference inlined and a recursive type refused; no `additionalProperties`
     /// (maps as arrays of `{key, value}` objects), no `const` (the `_type` tag as a one-value
-    /// `enum`); enum values all strings (integers in decimal); exclusive bounds, `multipleOf`
-    /// and formats other than `date-time` said in the description.
+    /// `enum`); enum values all strings (integers in decimal, other JSON values as their text);
+    /// exclusive bounds, `multipleOf`, `uniqueItems` and formats other than `date-time` said in
+    /// the description.
     Gemini,
     /// An MCP tool's `inputSchema` or `outputSchema` (`mcp`): canonical JSON Schema with every
     /// reference inlined, since many clients do not resolve `$ref`, except references to a
@@ -167,7 +168,8 @@ impl Dialect {
                 maps_as_entries: true,
                 tag_as_const: false,
                 ref_siblings: false,
-                unsupported: &["default"],
+                // Beyond the spec's table: strict mode's schema subset has no `uniqueItems`.
+                unsupported: &["default", "uniqueItems"],
                 ..CANONICAL
             },
             Dialect::Anthropic { strict: false } => CANONICAL,
@@ -185,6 +187,7 @@ impl Dialect {
                     "maxLength",
                     "minItems",
                     "maxItems",
+                    "uniqueItems",
                 ],
                 ..CANONICAL
             },
@@ -199,7 +202,12 @@ impl Dialect {
                 recursion: false,
                 // Beyond the spec's table: Gemini's schema object has no such fields, and an
                 // unknown field is a 400.
-                unsupported: &["exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+                unsupported: &[
+                    "exclusiveMinimum",
+                    "exclusiveMaximum",
+                    "multipleOf",
+                    "uniqueItems",
+                ],
                 formats: Some(&["date-time", "enum"]),
                 ..CANONICAL
             },

@@ -9,10 +9,10 @@
 //! |---|---|---|---|---|---|---|
 //! | `json-schema` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
 //! | `openai` | not in `required` | as declared | `additionalProperties` | `const` | `$defs`; described refs inlined | — |
-//! | `openai-strict` | in `required`, nullable | `additionalProperties: false` | `[{key, value}]` | one-value `enum` | `$defs`; described refs inlined | `default` |
+//! | `openai-strict` | in `required`, nullable | `additionalProperties: false` | `[{key, value}]` | one-value `enum` | `$defs`; described refs inlined | `default`, `uniqueItems` |
 //! | `anthropic` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
-//! | `anthropic-strict` | not in `required` | `additionalProperties: false` | `[{key, value}]` | `const` | `$defs`; recursion an error | numeric, length and item-count bounds |
-//! | `gemini` | not in `required`, `nullable: true` | no `additionalProperties` | `[{key, value}]` | one-value `enum` | inlined; recursion an error | exclusive bounds, `multipleOf`, formats but `date-time` and `enum` |
+//! | `anthropic-strict` | not in `required` | `additionalProperties: false` | `[{key, value}]` | `const` | `$defs`; recursion an error | numeric, length and item-count bounds, `uniqueItems` |
+//! | `gemini` | not in `required`, `nullable: true` | no `additionalProperties` | `[{key, value}]` | one-value `enum` | inlined; recursion an error | exclusive bounds, `multipleOf`, `uniqueItems`, formats but `date-time` and `enum` |
 //! | `mcp` | not in `required` | as declared | `additionalProperties` | `const` | inlined unless recursive | — |
 //!
 //! More, per dialect:
@@ -434,6 +434,12 @@ impl<'g> Emitter<'g> {
                 out.insert("items".to_owned(), Value::Object(items));
                 self.keyword(&mut out, notes, "minItems", a.min_items);
                 self.keyword(&mut out, notes, "maxItems", a.max_items);
+                self.keyword(
+                    &mut out,
+                    notes,
+                    "uniqueItems",
+                    a.unique_items.then_some(true),
+                );
             }
             Type::Map(m) if self.rules.maps_as_entries => return self.map_entries(m),
             Type::Map(m) => {
@@ -760,20 +766,33 @@ impl<'g> Emitter<'g> {
     }
 }
 
-/// The JSON `type` of an enum's values.
+/// The JSON `type` of an enum's values: one name, or the names of every kind they take.
 fn enum_json_type(e: &EnumType) -> Value {
-    let strings = e
-        .variants
-        .iter()
-        .any(|v| matches!(v.value, EnumValue::String(_)));
-    let integers = e
-        .variants
-        .iter()
-        .any(|v| matches!(v.value, EnumValue::Integer(_)));
-    match (strings, integers) {
-        (true, true) => Value::Array(vec![Value::from("string"), Value::from("integer")]),
-        (false, true) => Value::from("integer"),
-        _ => Value::from("string"),
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for variant in &e.variants {
+        let kind = match &variant.value {
+            EnumValue::String(_) => "string",
+            EnumValue::Integer(_) => "integer",
+            EnumValue::Json(Value::Bool(_)) => "boolean",
+            EnumValue::Json(Value::Number(n)) if n.is_u64() => "integer",
+            EnumValue::Json(Value::Number(_)) => "number",
+            EnumValue::Json(Value::Array(_)) => "array",
+            EnumValue::Json(Value::Object(_)) => "object",
+            EnumValue::Json(Value::String(_)) => "string",
+            EnumValue::Json(Value::Null) => "null",
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    // `integer` inside `number` says nothing more.
+    if kinds.contains(&"number") {
+        kinds.retain(|k| *k != "integer");
+    }
+    match kinds.as_slice() {
+        [] => Value::from("string"),
+        [one] => Value::from(*one),
+        many => Value::Array(many.iter().map(|k| Value::from(*k)).collect()),
     }
 }
 

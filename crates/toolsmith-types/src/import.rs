@@ -1,22 +1,46 @@
 //! JSON Schema import: building a [`TypeGraph`] from the schema subset tool definitions use.
 //!
-//! Import reads what it understands and reports everything else: a keyword that would change
-//! which values are valid but that the type model cannot hold (`allOf`, `not`, `if`,
-//! `patternProperties`, ...) is an error at its JSON Pointer, never silently dropped. Keywords
-//! that only annotate (`$comment`, `examples`, `deprecated`, ...) are accepted and ignored.
+//! Import reads each schema with its most faithful reading in the type model. Where that reading
+//! is exact, both modes take it (`allOf` whose members merge, `anyOf` beside other keywords as
+//! each member merged with them, `required` beside no `properties`, `const` and `enum` of any
+//! JSON value, `uniqueItems`, `false` as `items`, as a property of a closed object or as a member
+//! of `anyOf`). Where it is not (a pragmatic reading, a keyword the
+//! model cannot enforce) an [`ImportMode::Lenient`] import takes it and reports it as an
+//! [`ImportWarning`] with its JSON Pointer and a stable [`ImportCode`]; an
+//! [`ImportMode::Strict`] import (what [`import`] does) refuses it with an [`ImportError`] of the
+//! same code. Nothing is read differently without one or the other. Keywords that only annotate
+//! (`$comment`, `examples`, `deprecated`, ...) are accepted and ignored.
 //!
 //! Choices where JSON Schema is looser than a tool definition means:
 //! - an object schema with `properties` is closed unless `additionalProperties` is `true` or a
 //!   schema; an object schema without `properties` is a map (of `additionalProperties`, or of
-//!   anything);
+//!   anything), or a struct of its `required` keys that takes other keys too;
 //! - `properties` or `required` without `type` mean an object;
 //! - `oneOf` is read as `anyOf` (tool unions are disjoint in practice);
 //! - a property's `description` describes the field; elsewhere it describes the type, and is
 //!   kept where the type model has room for one (structs, enums, tagged unions) and dropped
 //!   elsewhere (the `items` of an array, a map's values, a member of an untagged union): a
 //!   description never changes which values are valid.
+//!
+//! The liberties a lenient import takes, each a warning (and in a strict import an error):
+//! - `enum` on an `array` whose values are not arrays: the values of each item
+//!   (`enum_of_items`);
+//! - `enum` values outside `type` (`{"type": "boolean", "enum": ["True", "False"]}`): the
+//!   values as listed (`enum_outside_type`);
+//! - constraint keywords without `type` (`{"minimum": 1}`): the type they constrain
+//!   (`type_inferred`); JSON Schema would let values of every other type through;
+//! - `prefixItems` (or an array of `items`): an array whose items are any of the listed schemas,
+//!   positions not enforced (`prefix_items_as_array`);
+//! - `allOf` whose members do not merge exactly (`all_of_inexact`);
+//! - `nullable: true`, an OpenAPI keyword that JSON Schema 2020-12 does not define: honoured,
+//!   since whoever wrote it means `null` to be allowed (`nullable_keyword`);
+//! - a property whose schema is `false` in an object that takes other keys: the key is then one
+//!   of those (`forbidden_key_allowed`);
+//! - a `default` that does not fit its field: dropped (`default_invalid`);
+//! - keywords it cannot honour (`not`, `if`, `patternProperties`, `minProperties`, ...), or that
+//!   do not apply to the schema's type: ignored (`unsupported_keyword`, `inapplicable_keyword`).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
@@ -53,7 +77,13 @@ const NUMBER_KEYWORDS: &[&str] = &[
     "exclusiveMaximum",
     "multipleOf",
 ];
-const ARRAY_KEYWORDS: &[&str] = &["items", "minItems", "maxItems"];
+const ARRAY_KEYWORDS: &[&str] = &[
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+];
 const OBJECT_KEYWORDS: &[&str] = &[
     "properties",
     "required",
@@ -64,23 +94,110 @@ const TYPE_NAMES: &[&str] = &[
     "string", "integer", "number", "boolean", "object", "array", "null",
 ];
 
+/// The stable code of an [`ImportError`] or [`ImportWarning`]: what kind of problem, or which
+/// liberty a lenient import took.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, strum::IntoStaticStr, strum::EnumIter,
+)]
+#[serde(rename_all = "snake_case")]
+#[strum(serialize_all = "snake_case")]
+#[non_exhaustive]
+pub enum ImportCode {
+    /// The schema is malformed, or describes what no value can satisfy; no mode reads it.
+    SchemaInvalid,
+    /// `enum` with no values: nothing is valid.
+    EnumEmpty,
+    /// A `default` that does not fit its own field (type, bounds, length, ...).
+    DefaultInvalid,
+    /// A keyword that would change which values are valid and that the type model cannot hold;
+    /// a lenient import ignores it.
+    UnsupportedKeyword,
+    /// A constraint keyword for a type the schema does not allow (`minimum` on a string), which
+    /// JSON Schema ignores; so does a lenient import.
+    InapplicableKeyword,
+    /// `enum` on an array whose values are not arrays, read as the values of each item.
+    EnumOfItems,
+    /// `enum` values that `type` does not allow (so JSON Schema accepts none of them), read as
+    /// the values listed.
+    EnumOutsideType,
+    /// Constraint keywords without `type`, read as the type they constrain.
+    TypeInferred,
+    /// `prefixItems` (or an array of `items`), read as an array whose items are any of them.
+    PrefixItemsAsArray,
+    /// `allOf` members that do not merge into one schema exactly.
+    AllOfInexact,
+    /// `nullable: true`, an OpenAPI keyword, honoured in a JSON Schema document.
+    NullableKeyword,
+    /// A property whose schema is `false`, in an object that accepts other keys.
+    ForbiddenKeyAllowed,
+}
+
+impl ImportCode {
+    /// The stable snake_case name.
+    pub fn as_str(self) -> &'static str {
+        self.into()
+    }
+}
+
+impl std::fmt::Display for ImportCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `path: message`, with `(root)` for the empty pointer: how every import finding renders.
+fn render_finding(path: &str, message: &str) -> String {
+    let path = if path.is_empty() { "(root)" } else { path };
+    format!("{path}: {message}")
+}
+
 /// One thing in a schema that import could not read, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ImportError {
     /// JSON Pointer into the schema document.
     pub path: String,
+    /// What kind of problem (for a liberty a strict import refuses, the liberty's code).
+    pub code: ImportCode,
     /// What is wrong, in words.
     pub message: String,
 }
 
 impl std::fmt::Display for ImportError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() {
-            "(root)"
-        } else {
-            &self.path
-        };
-        write!(f, "{path}: {}", self.message)
+        f.write_str(&render_finding(&self.path, &self.message))
+    }
+}
+
+/// A liberty a lenient import took (a reading that is pragmatic rather than exact, a keyword it
+/// cannot enforce), with where it is.
+///
+/// ```
+/// use serde_json::json;
+/// use toolsmith_types::{import_with, ImportOptions};
+///
+/// let imported = import_with(&json!({"minimum": 1}), &ImportOptions::lenient())?;
+/// let warning = &imported.warnings[0];
+/// assert_eq!((warning.path.as_str(), warning.code.as_str()), ("", "type_inferred"));
+/// assert_eq!(
+///     warning.to_string(),
+///     "(root): constraint keywords without `type`; read as type number (type_inferred)"
+/// );
+/// # Ok::<(), toolsmith_types::ImportErrors>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ImportWarning {
+    /// JSON Pointer into the schema document.
+    pub path: String,
+    /// Which liberty.
+    pub code: ImportCode,
+    /// What was found and how it was read, in words.
+    pub message: String,
+}
+
+impl std::fmt::Display for ImportWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let line = render_finding(&self.path, &self.message);
+        write!(f, "{line} ({})", self.code)
     }
 }
 
@@ -119,7 +236,50 @@ impl std::fmt::Display for ImportErrors {
 
 impl std::error::Error for ImportErrors {}
 
-/// Builds the type a JSON Schema describes.
+/// Whether import takes liberties with what the type model cannot hold exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImportMode {
+    /// Only exact readings: every liberty is an error (what [`import`] does).
+    #[default]
+    Strict,
+    /// The most faithful reading of every valid schema, each liberty an [`ImportWarning`].
+    Lenient,
+}
+
+/// How to import a schema: see [`import_with`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ImportOptions {
+    /// Strict (the default) or lenient.
+    pub mode: ImportMode,
+}
+
+impl ImportOptions {
+    /// Exact readings only.
+    pub fn strict() -> Self {
+        ImportOptions {
+            mode: ImportMode::Strict,
+        }
+    }
+
+    /// Every valid schema, each liberty reported.
+    pub fn lenient() -> Self {
+        ImportOptions {
+            mode: ImportMode::Lenient,
+        }
+    }
+}
+
+/// What [`import_with`] made of a schema: the type, and every liberty taken to read it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imported {
+    /// The type the schema describes.
+    pub graph: TypeGraph,
+    /// Every liberty taken, in document order (always empty for a strict import).
+    pub warnings: Vec<ImportWarning>,
+}
+
+/// Builds the type a JSON Schema describes, reading only what the type model holds exactly: a
+/// strict [`import_with`], for callers that have nowhere to show warnings.
 ///
 /// Named types under `$defs` (or `definitions`) that the schema reaches through `$ref` become
 /// definitions of the graph, so recursive schemas import as recursive types.
@@ -141,48 +301,81 @@ impl std::error::Error for ImportErrors {}
 /// assert!(matches!(s.fields[1].ty, Type::Nilable(_)));
 /// assert!(!s.fields[1].required);
 ///
-/// let unsupported = import(&json!({"allOf": [{"type": "string"}]})).unwrap_err();
-/// assert_eq!(unsupported.0[0].path, "/allOf");
+/// let unsupported = import(&json!({"not": {"type": "string"}})).unwrap_err();
+/// assert_eq!(unsupported.0[0].path, "/not");
+/// assert_eq!(unsupported.0[0].code.as_str(), "unsupported_keyword");
 /// # Ok::<(), toolsmith_types::ImportErrors>(())
 /// ```
 ///
 /// # Errors
-/// Every keyword it does not understand or cannot represent, each with its path: nothing is
-/// silently misread. Subschemas nested deeper than 128 levels are an error too.
+/// Every keyword it does not understand or cannot represent exactly, each with its path and
+/// code: nothing is silently misread. Subschemas nested deeper than 128 levels are an error too.
 pub fn import(schema: &Value) -> Result<TypeGraph, ImportErrors> {
-    let mut importer = Importer::new(schema);
-    let root = importer.schema(schema, "", 0, Site::Root);
-    while let Some(pending) = importer.pending.pop_front() {
-        let mut ty = importer.schema(pending.schema, &pending.path, 0, Site::Definition);
-        if let Type::Struct(s) = &mut ty
-            && s.name.is_none()
-        {
-            s.name = Some(pending.name.clone());
-        }
-        importer.defs.insert(pending.name, ty);
+    import_with(schema, &ImportOptions::strict()).map(|imported| imported.graph)
+}
+
+/// Builds the type a JSON Schema describes, as `options` say: strict (exact readings only, as
+/// [`import`]) or lenient (every valid schema, with each liberty taken an [`ImportWarning`]).
+///
+/// ```
+/// use serde_json::json;
+/// use toolsmith_types::{import_with, ImportOptions, Type};
+///
+/// // A real-world schema: `enum` on the array where each item's values were meant.
+/// let schema = json!({"type": "array", "items": {"type": "string"}, "enum": ["red", "blue"]});
+/// let imported = import_with(&schema, &ImportOptions::lenient())?;
+/// let Type::Array(array) = &imported.graph.root else { panic!("an array") };
+/// assert!(matches!(*array.items, Type::Enum(_)));
+/// assert_eq!(imported.warnings[0].code.as_str(), "enum_of_items");
+///
+/// let refused = import_with(&schema, &ImportOptions::strict()).unwrap_err();
+/// assert_eq!(refused.0[0].code.as_str(), "enum_of_items");
+/// # Ok::<(), toolsmith_types::ImportErrors>(())
+/// ```
+///
+/// # Errors
+/// What no mode can read (a malformed schema, one that accepts no value, a `$ref` outside the
+/// document's definitions, nesting deeper than 128 levels), and in a strict import every
+/// liberty; each with its path and code.
+pub fn import_with(schema: &Value, options: &ImportOptions) -> Result<Imported, ImportErrors> {
+    let none = HashSet::new();
+    let first = Importer::run(schema, options.mode, &none)?;
+    if first.bad_defaults.is_empty() {
+        return Ok(Imported {
+            graph: first.graph,
+            warnings: first.warnings,
+        });
     }
-    let graph = TypeGraph {
-        root,
-        defs: importer.defs,
-    };
-    if importer.errors.is_empty() {
-        for name in graph.dangling_refs() {
-            let container = importer
-                .seen
-                .get(&name)
-                .copied()
-                .unwrap_or(DefsContainer::Defs);
-            importer.errors.push(ImportError {
-                path: crate::diagnostics::pointer_push(container.pointer(), &name),
-                message: "a cycle of references that never reaches a schema".to_owned(),
+    if options.mode == ImportMode::Strict {
+        let errors = first
+            .bad_defaults
+            .into_iter()
+            .map(|(path, message)| ImportError {
+                path,
+                code: ImportCode::DefaultInvalid,
+                message,
             });
-        }
+        return Err(ImportErrors(errors.collect()));
     }
-    if importer.errors.is_empty() {
-        Ok(graph)
-    } else {
-        Err(ImportErrors(importer.errors))
-    }
+    // Lenient: the same document again, without the defaults that do not fit. (The type of a
+    // field does not depend on its default, so nothing else changes.)
+    let dropped: HashSet<String> = first.bad_defaults.iter().map(|(p, _)| p.clone()).collect();
+    let second = Importer::run(schema, options.mode, &dropped)?;
+    let mut warnings = second.warnings;
+    warnings.extend(
+        first
+            .bad_defaults
+            .into_iter()
+            .map(|(path, message)| ImportWarning {
+                path,
+                code: ImportCode::DefaultInvalid,
+                message: format!("{message}; left out, so the field has no default"),
+            }),
+    );
+    Ok(Imported {
+        graph: second.graph,
+        warnings,
+    })
 }
 
 /// Where a subschema sits, which decides what it may hold and where its annotations go.
@@ -230,13 +423,36 @@ struct Pending<'s> {
     path: String,
 }
 
-struct Importer<'s> {
+/// A field's `default`, checked against the field's type once every definition is known.
+struct DefaultCheck {
+    /// JSON Pointer of the `default` keyword.
+    path: String,
+    ty: Type,
+    default: Value,
+}
+
+/// One pass of import over a document.
+struct Run {
+    graph: TypeGraph,
+    warnings: Vec<ImportWarning>,
+    /// Defaults that do not fit their field: where, and why.
+    bad_defaults: Vec<(String, String)>,
+}
+
+struct Importer<'s, 'd> {
     document: &'s Value,
+    mode: ImportMode,
     errors: Vec<ImportError>,
+    warnings: Vec<ImportWarning>,
     defs: Definitions,
     /// Names referenced so far and where they live; each is imported once.
     seen: HashMap<String, DefsContainer>,
     pending: VecDeque<Pending<'s>>,
+    defaults: Vec<DefaultCheck>,
+    /// Schemas gathered by every `allOf` so far.
+    all_of_parts: usize,
+    /// Paths of `default` keywords a lenient import leaves out (found not to fit in a first pass).
+    dropped_defaults: &'d HashSet<String>,
 }
 
 /// The form a schema object takes, chosen by its leading keyword.
@@ -249,25 +465,149 @@ enum Form {
     Typed,
 }
 
-impl<'s> Importer<'s> {
-    fn new(document: &'s Value) -> Self {
-        Importer {
+/// Most schemas one `allOf` may gather (its members, the definitions they refer to, and their
+/// own `allOf` members), which bounds a definition that includes itself.
+const MAX_ALL_OF_PARTS: usize = 64;
+
+/// Most schemas every `allOf` of one document may gather together. Merging writes referenced
+/// definitions in place, so without this bound, definitions whose properties each merge the next
+/// definition would cost time exponential in their number.
+const MAX_ALL_OF_TOTAL: usize = 4096;
+
+impl<'s, 'd> Importer<'s, 'd> {
+    /// Imports `document` once.
+    fn run(
+        document: &'s Value,
+        mode: ImportMode,
+        dropped_defaults: &'d HashSet<String>,
+    ) -> Result<Run, ImportErrors> {
+        let mut importer = Importer {
             document,
+            mode,
             errors: Vec::new(),
+            warnings: Vec::new(),
             defs: Definitions::default(),
             seen: HashMap::new(),
             pending: VecDeque::new(),
+            defaults: Vec::new(),
+            all_of_parts: 0,
+            dropped_defaults,
+        };
+        let root = importer.schema(document, "", 0, Site::Root);
+        while let Some(pending) = importer.pending.pop_front() {
+            let mut ty = importer.schema(pending.schema, &pending.path, 0, Site::Definition);
+            if let Type::Struct(s) = &mut ty
+                && s.name.is_none()
+            {
+                s.name = Some(pending.name.clone());
+            }
+            importer.defs.insert(pending.name, ty);
         }
+        let graph = TypeGraph {
+            root,
+            defs: std::mem::take(&mut importer.defs),
+        };
+        if importer.errors.is_empty() {
+            for name in graph.dangling_refs() {
+                let container = importer
+                    .seen
+                    .get(&name)
+                    .copied()
+                    .unwrap_or(DefsContainer::Defs);
+                importer.error(
+                    &crate::diagnostics::pointer_push(container.pointer(), &name),
+                    "a cycle of references that never reaches a schema",
+                );
+            }
+        }
+        if !importer.errors.is_empty() {
+            return Err(ImportErrors(importer.errors));
+        }
+        let bad_defaults = importer.check_defaults(&graph);
+        Ok(Run {
+            graph,
+            warnings: importer.warnings,
+            bad_defaults,
+        })
     }
 
     fn error(&mut self, path: &str, message: impl Into<String>) {
+        self.error_coded(path, ImportCode::SchemaInvalid, message);
+    }
+
+    fn error_coded(&mut self, path: &str, code: ImportCode, message: impl Into<String>) {
         self.errors.push(ImportError {
             path: path.to_owned(),
+            code,
             message: message.into(),
         });
     }
 
-    fn schema(&mut self, schema: &'s Value, path: &str, depth: usize, site: Site) -> Type {
+    fn warn(&mut self, path: &str, code: ImportCode, message: String) {
+        self.warnings.push(ImportWarning {
+            path: path.to_owned(),
+            code,
+            message,
+        });
+    }
+
+    /// A reading that is not exact: `what` was found, and a lenient import reads it as
+    /// `reading` (and says so); a strict one refuses it. Returns whether to take the reading.
+    fn liberty(&mut self, path: &str, code: ImportCode, what: &str, reading: &str) -> bool {
+        match self.mode {
+            ImportMode::Lenient => {
+                self.warn(path, code, format!("{what}; read as {reading}"));
+                true
+            }
+            ImportMode::Strict => {
+                let message = format!("{what}; a strict import does not read it as {reading}");
+                self.error_coded(path, code, message);
+                false
+            }
+        }
+    }
+
+    /// A keyword the import does not honour: an error in a strict import, ignored (and said)
+    /// in a lenient one.
+    fn unsupported(&mut self, path: &str, code: ImportCode, message: String) {
+        match self.mode {
+            ImportMode::Lenient => self.warn(path, code, format!("{message}; ignored")),
+            ImportMode::Strict => self.error_coded(path, code, message),
+        }
+    }
+
+    /// Every recorded default that does not fit its field under a strict policy: where, and the
+    /// reason coercion gives.
+    fn check_defaults(&self, graph: &TypeGraph) -> Vec<(String, String)> {
+        let policy = crate::policy::Policy::strict();
+        let mut bad = Vec::new();
+        for check in &self.defaults {
+            let Err(errors) = crate::coerce::coerce_to(graph, &check.ty, &check.default, &policy)
+            else {
+                continue;
+            };
+            let reasons: Vec<String> = errors
+                .iter()
+                .take(3)
+                .map(|e| {
+                    let message = e.message();
+                    match message.strip_prefix("arguments: ") {
+                        Some(rest) => rest.to_owned(),
+                        None => message,
+                    }
+                })
+                .collect();
+            let shown = crate::diagnostics::short(&check.default);
+            let message = format!(
+                "`default` {shown} does not fit its field: {}",
+                reasons.join("; ")
+            );
+            bad.push((check.path.clone(), message));
+        }
+        bad
+    }
+
+    fn schema(&mut self, schema: &Value, path: &str, depth: usize, site: Site) -> Type {
         if depth > MAX_IMPORT_DEPTH {
             self.error(
                 path,
@@ -279,9 +619,11 @@ impl<'s> Importer<'s> {
             Value::Object(object) => object,
             Value::Bool(true) => return Type::Any,
             Value::Bool(false) => {
+                // Where `false` has an exact reading (`items`, `additionalProperties`, a
+                // property, an `anyOf` member), the caller reads it before coming here.
                 self.error(
                     path,
-                    "the `false` schema (nothing is valid) is not supported",
+                    "the `false` schema accepts no value, so nothing could ever be sent here",
                 );
                 return Type::Any;
             }
@@ -290,6 +632,22 @@ impl<'s> Importer<'s> {
                 return Type::Any;
             }
         };
+        if object.contains_key("allOf") {
+            return match self.all_of(object, path) {
+                Ok(merged) => self.schema(&merged, path, depth + 1, site),
+                Err(AllOfFail::Nothing { path, message }) => {
+                    self.error(&path, message);
+                    Type::Any
+                }
+                Err(AllOfFail::Reported) => Type::Any,
+            };
+        }
+        if let Some(rewritten) = self.any_of_siblings(object, path) {
+            return self.schema(&rewritten, path, depth + 1, site);
+        }
+        if let Some(rewritten) = self.enum_of_items(object, path) {
+            return self.schema(&rewritten, path, depth + 1, site);
+        }
         let form = self.form(object, path);
         self.check_keywords(object, path, site, form);
         let mut ty = match form {
@@ -309,10 +667,303 @@ impl<'s> Importer<'s> {
         }
         match object.get("nullable") {
             None | Some(Value::Bool(false)) => {}
-            Some(Value::Bool(true)) => ty = Type::nilable(ty),
+            // Honoured rather than ignored: JSON Schema 2020-12 does not define `nullable`, but
+            // whoever wrote it (OpenAPI 3.0, Gemini's schemas, converters from either) means
+            // `null` to be allowed, and refusing the `null` they send would refuse valid calls.
+            Some(Value::Bool(true)) => {
+                let honoured = self.liberty(
+                    &pointer(path, "nullable"),
+                    ImportCode::NullableKeyword,
+                    "`nullable: true` is an OpenAPI keyword that JSON Schema 2020-12 does not \
+                     define (write `\"type\": [..., \"null\"]`)",
+                    "allowing null as well",
+                );
+                if honoured {
+                    ty = Type::nilable(ty);
+                }
+            }
             Some(_) => self.error(&pointer(path, "nullable"), "`nullable` must be a boolean"),
         }
         ty
+    }
+
+    /// `enum` on an array whose values are not arrays: JSON Schema accepts no value, and what
+    /// real tool definitions mean (the values each item may take) is the lenient reading, as the
+    /// same schema with the `enum` moved into `items`.
+    fn enum_of_items(&mut self, object: &Map<String, Value>, path: &str) -> Option<Value> {
+        let Some(Value::Array(values)) = object.get("enum") else {
+            return None;
+        };
+        let array_only = match object.get("type") {
+            Some(Value::String(t)) => t == "array",
+            Some(Value::Array(ts)) => ts == &[Value::from("array")],
+            _ => false,
+        };
+        if !array_only || values.is_empty() || values.iter().any(|v| v.is_array() || v.is_null()) {
+            return None;
+        }
+        let taken = self.liberty(
+            &pointer(path, "enum"),
+            ImportCode::EnumOfItems,
+            "`enum` on an array, with values that are not arrays (so JSON Schema accepts no \
+             value)",
+            "the values each item may take",
+        );
+        if !taken {
+            // Refused, and said: the rest of this schema would only repeat it.
+            return Some(Value::Bool(true));
+        }
+        let mut rewritten = object.clone();
+        let values = rewritten.remove("enum").unwrap_or(Value::Null);
+        let item_enum = Value::Object(Map::from_iter([("enum".to_owned(), values)]));
+        let items = match rewritten.remove("items") {
+            None | Some(Value::Bool(true)) => item_enum,
+            Some(items) => Value::Object(Map::from_iter([(
+                "allOf".to_owned(),
+                Value::Array(vec![items, item_enum]),
+            )])),
+        };
+        rewritten.insert("items".to_owned(), items);
+        Some(Value::Object(rewritten))
+    }
+
+    /// `allOf` as one schema: the members' keywords merged into the schema around them. The
+    /// merge is exact where keywords constrain the value independently, which is the usual case
+    /// (`allOf` around one `$ref` to describe it, objects assembled from parts); what does not
+    /// merge exactly is a liberty (`all_of_inexact`). `None` when refused (and said).
+    fn all_of(&mut self, object: &Map<String, Value>, path: &str) -> Result<Value, AllOfFail> {
+        let at = pointer(path, "allOf");
+        let members = match object.get("allOf") {
+            Some(Value::Array(members)) if !members.is_empty() => members,
+            _ => {
+                self.error(&at, "`allOf` must be a non-empty array");
+                return Err(AllOfFail::Reported);
+            }
+        };
+        let mut base = object.clone();
+        base.remove("allOf");
+        let annotation = |k: &String| {
+            COMMON.contains(&k.as_str())
+                || ANNOTATIONS.contains(&k.as_str())
+                || ROOT_ONLY.contains(&k.as_str())
+        };
+        // One `$ref` beside nothing but annotations: the reference itself, keeping its name.
+        let real: Vec<&Value> = members
+            .iter()
+            .filter(|m| **m != Value::Bool(true))
+            .collect();
+        if let [Value::Object(only)] = real[..]
+            && only.contains_key("$ref")
+            && only.keys().all(|k| k == "$ref" || annotation(k))
+            && base.keys().all(annotation)
+        {
+            let mut merged = only.clone();
+            merged.extend(base);
+            return Ok(Value::Object(merged));
+        }
+
+        let mut merged = Map::new();
+        let mut parts: Vec<(String, Map<String, Value>)> = vec![(path.to_owned(), base)];
+        let mut queue: VecDeque<(String, Value)> = members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (pointer(&at, &i.to_string()), m.clone()))
+            .collect();
+        let mut gathered = 0;
+        while let Some((here, member)) = queue.pop_front() {
+            gathered += 1;
+            self.all_of_parts += 1;
+            if self.all_of_parts > MAX_ALL_OF_TOTAL {
+                self.error(
+                    &at,
+                    format!("the document's `allOf`s gather more than {MAX_ALL_OF_TOTAL} schemas"),
+                );
+                return Err(AllOfFail::Reported);
+            }
+            if gathered > MAX_ALL_OF_PARTS {
+                self.error(
+                    &at,
+                    format!("`allOf` gathers more than {MAX_ALL_OF_PARTS} schemas"),
+                );
+                return Err(AllOfFail::Reported);
+            }
+            let mut member = match member {
+                Value::Bool(true) => continue,
+                Value::Bool(false) => {
+                    return Err(AllOfFail::Nothing {
+                        path: here,
+                        message: "an `allOf` member is `false`: no value is valid".to_owned(),
+                    });
+                }
+                Value::Object(member) => member,
+                _ => {
+                    self.error(&here, "a schema must be an object or a boolean");
+                    return Err(AllOfFail::Reported);
+                }
+            };
+            if let Some(target) = member.remove("$ref") {
+                let ref_path = pointer(&here, "$ref");
+                let body = target
+                    .as_str()
+                    .and_then(|t| self.definition_body(t))
+                    .cloned();
+                match body {
+                    Some(body) => queue.push_back((ref_path, body)),
+                    None => {
+                        self.error(
+                            &ref_path,
+                            format!(
+                                "{target} points at no definition under `$defs` or `definitions`"
+                            ),
+                        );
+                        return Err(AllOfFail::Reported);
+                    }
+                }
+            }
+            if let Some(inner) = member.remove("allOf") {
+                let inner_at = pointer(&here, "allOf");
+                let Value::Array(inner) = inner else {
+                    self.error(&inner_at, "`allOf` must be a non-empty array");
+                    return Err(AllOfFail::Reported);
+                };
+                for (j, m) in inner.into_iter().enumerate() {
+                    queue.push_back((pointer(&inner_at, &j.to_string()), m));
+                }
+            }
+            parts.push((here, member));
+        }
+
+        let mut inexact: Vec<(String, String)> = Vec::new();
+        for (here, part) in &parts {
+            for (key, value) in part {
+                let Some(existing) = merged.get_mut(key) else {
+                    merged.insert(key.clone(), value.clone());
+                    continue;
+                };
+                if existing == value {
+                    continue;
+                }
+                match merge_keyword(key, existing, value) {
+                    Merge::Done => {}
+                    Merge::Nothing => {
+                        return Err(AllOfFail::Nothing {
+                            path: pointer(here, key),
+                            message: format!(
+                                "`{key}` leaves no value in common with the rest of `allOf`"
+                            ),
+                        });
+                    }
+                    Merge::Inexact => inexact.push((pointer(here, key), key.clone())),
+                }
+            }
+        }
+        // `additionalProperties` sees only the `properties` beside it: merged, it would also
+        // admit what the other parts declare.
+        let declared: HashSet<&String> = parts
+            .iter()
+            .filter_map(|(_, p)| p.get("properties").and_then(Value::as_object))
+            .flat_map(Map::keys)
+            .collect();
+        for (here, part) in &parts {
+            let closes = part
+                .get("additionalProperties")
+                .is_some_and(|a| *a != Value::Bool(true));
+            let own: HashSet<&String> = part
+                .get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().collect())
+                .unwrap_or_default();
+            if closes && declared.iter().any(|name| !own.contains(name)) {
+                inexact.push((
+                    pointer(here, "additionalProperties"),
+                    "additionalProperties".to_owned(),
+                ));
+            }
+        }
+        let mut refused = false;
+        for (here, key) in inexact {
+            let what = if key == "additionalProperties" {
+                "`additionalProperties` in an `allOf` part only admits the properties declared \
+                 beside it"
+                    .to_owned()
+            } else {
+                format!("`{key}` differs between `allOf` parts, and one schema holds one")
+            };
+            let reading = if key == "additionalProperties" {
+                "admitting the properties of every part"
+            } else {
+                "the first of them"
+            };
+            refused |= !self.liberty(&here, ImportCode::AllOfInexact, &what, reading);
+        }
+        if refused {
+            Err(AllOfFail::Reported)
+        } else {
+            Ok(Value::Object(merged))
+        }
+    }
+
+    /// `anyOf` (or `oneOf`) beside keywords that constrain the value too: each member merged
+    /// with them, as `A and (B or C)` is `(A and B) or (A and C)`; a member that leaves no value
+    /// beside them is left out. As exact as the merges (see [`Importer::all_of`]); where a merge
+    /// goes wrong, its paths run through `/anyOf/<i>/allOf/0` (the keywords beside) and
+    /// `/anyOf/<i>/allOf/1` (the member).
+    fn any_of_siblings(&mut self, object: &Map<String, Value>, path: &str) -> Option<Value> {
+        let keyword = match (object.contains_key("anyOf"), object.contains_key("oneOf")) {
+            (true, false) => "anyOf",
+            (false, true) => "oneOf",
+            // Both: `form` reports it.
+            _ => return None,
+        };
+        let Some(Value::Array(members)) = object.get(keyword) else {
+            return None;
+        };
+        let (mut rest, mut siblings) = (Map::new(), Map::new());
+        for (key, value) in object {
+            let k = key.as_str();
+            if k == keyword
+                || COMMON.contains(&k)
+                || ANNOTATIONS.contains(&k)
+                || ROOT_ONLY.contains(&k)
+            {
+                rest.insert(key.clone(), value.clone());
+            } else {
+                siblings.insert(key.clone(), value.clone());
+            }
+        }
+        if siblings.is_empty() || members.is_empty() {
+            return None;
+        }
+        let at = pointer(path, keyword);
+        let mut merged_members = Vec::with_capacity(members.len());
+        for (i, member) in members.iter().enumerate() {
+            if *member == Value::Bool(false) {
+                continue;
+            }
+            let both = Value::Array(vec![Value::Object(siblings.clone()), member.clone()]);
+            let wrapper = Map::from_iter([("allOf".to_owned(), both)]);
+            match self.all_of(&wrapper, &pointer(&at, &i.to_string())) {
+                Ok(merged) => merged_members.push(merged),
+                // This member allows no value the keywords beside it allow.
+                Err(AllOfFail::Nothing { .. }) => {}
+                Err(AllOfFail::Reported) => return Some(Value::Bool(true)),
+            }
+        }
+        if merged_members.is_empty() {
+            self.error(
+                &at,
+                format!("no member of `{keyword}` allows a value the keywords beside it allow"),
+            );
+            return Some(Value::Bool(true));
+        }
+        rest.insert(keyword.to_owned(), Value::Array(merged_members));
+        Some(Value::Object(rest))
+    }
+
+    /// The body of the definition `target` (`#/$defs/<name>` or `#/definitions/<name>`) points at.
+    fn definition_body(&self, target: &str) -> Option<&'s Value> {
+        let (container, name) = parse_ref(target).ok()?;
+        self.document.get(container.keyword())?.get(&name)
     }
 
     fn form(&mut self, object: &Map<String, Value>, path: &str) -> Form {
@@ -355,8 +1006,9 @@ impl<'s> Importer<'s> {
             }
             if ROOT_ONLY.contains(&key) {
                 if site != Site::Root {
-                    self.error(
+                    self.unsupported(
                         &pointer(path, key),
+                        ImportCode::UnsupportedKeyword,
                         format!("`{key}` is only supported at the root of the document"),
                     );
                 }
@@ -387,13 +1039,13 @@ impl<'s> Importer<'s> {
                 }
                 Form::Typed => format!("unsupported keyword `{key}`"),
             };
-            self.error(&pointer(path, key), message);
+            self.unsupported(&pointer(path, key), ImportCode::UnsupportedKeyword, message);
         }
     }
 
     fn string_keyword(
         &mut self,
-        object: &'s Map<String, Value>,
+        object: &Map<String, Value>,
         keyword: &str,
         path: &str,
     ) -> Option<String> {
@@ -415,25 +1067,12 @@ impl<'s> Importer<'s> {
             self.error(&path, "`$ref` must be a string");
             return Type::Any;
         };
-        let parsed = [DefsContainer::Defs, DefsContainer::Definitions]
-            .into_iter()
-            .find_map(|c| {
-                let rest = target.strip_prefix("#/")?.strip_prefix(c.keyword())?;
-                Some((c, rest.strip_prefix('/')?))
-            });
-        let Some((container, segment)) = parsed else {
-            self.error(
-                &path,
-                format!("`{target}`: only references to `#/$defs/<name>` or `#/definitions/<name>` are supported"),
-            );
-            return Type::Any;
-        };
-        let Some(name) = decode_fragment_segment(segment) else {
-            self.error(
-                &path,
-                format!("`{target}`: only references to a whole definition are supported"),
-            );
-            return Type::Any;
+        let (container, name) = match parse_ref(target) {
+            Ok(parsed) => parsed,
+            Err(message) => {
+                self.error(&path, message);
+                return Type::Any;
+            }
         };
         match self.seen.get(&name) {
             Some(known) if *known == container => return Type::Ref(name),
@@ -465,7 +1104,7 @@ impl<'s> Importer<'s> {
 
     fn any_of(
         &mut self,
-        object: &'s Map<String, Value>,
+        object: &Map<String, Value>,
         keyword: &str,
         path: &str,
         depth: usize,
@@ -478,10 +1117,16 @@ impl<'s> Importer<'s> {
                 return Type::Any;
             }
         };
+        // A `false` member adds nothing to a union: left out, exactly.
         let (nulls, others): (Vec<_>, Vec<_>) = members
             .iter()
             .enumerate()
+            .filter(|(_, member)| **member != Value::Bool(false))
             .partition(|(_, member)| is_null_schema(member));
+        if others.is_empty() && nulls.is_empty() {
+            self.error(&path, "every member is `false`: no value is valid");
+            return Type::Any;
+        }
         if others.is_empty() {
             self.error(&path, "a schema that only accepts null is not supported");
             return Type::Any;
@@ -537,30 +1182,90 @@ impl<'s> Importer<'s> {
             self.error(&path_enum, "`enum` must be an array");
             return Type::Any;
         };
-        let types = self.type_names(object, path);
+        if values.is_empty() {
+            self.error_coded(
+                &path_enum,
+                ImportCode::EnumEmpty,
+                "`enum` lists no values, so no value is valid",
+            );
+            return Type::Any;
+        }
+        self.closed_set(object, path, &path_enum, values, true)
+    }
+
+    fn constant(&mut self, object: &Map<String, Value>, path: &str) -> Type {
+        let path_const = pointer(path, "const");
+        let value = object.get("const").cloned().unwrap_or(Value::Null);
+        self.closed_set(
+            object,
+            path,
+            &path_const,
+            std::slice::from_ref(&value),
+            false,
+        )
+    }
+
+    /// The type of an `enum` (`listed`) or a `const` at `at`: the values, of any JSON type,
+    /// with `null` made a nilable; values `type` does not allow are a liberty.
+    fn closed_set(
+        &mut self,
+        object: &Map<String, Value>,
+        path: &str,
+        at: &str,
+        values: &[Value],
+        listed: bool,
+    ) -> Type {
+        let keyword = if listed { "enum" } else { "const" };
+        let position = |i: usize| {
+            if listed {
+                pointer(at, &i.to_string())
+            } else {
+                at.to_owned()
+            }
+        };
+        if let Some(i) = values.iter().position(|v| json_depth(v) > MAX_IMPORT_DEPTH) {
+            self.error(
+                &position(i),
+                format!("`{keyword}` value nests deeper than {MAX_IMPORT_DEPTH} levels"),
+            );
+            return Type::Any;
+        }
+        let mut types = self.type_names(object, path);
+        if let Some(names) = &types {
+            let outside: Vec<usize> = (0..values.len())
+                .filter(|&i| !values[i].is_null() && !fits(names, json_kind(&values[i])))
+                .collect();
+            if let Some(&first) = outside.first() {
+                let shown: Vec<String> = outside
+                    .iter()
+                    .take(4)
+                    .map(|&i| crate::diagnostics::short(&values[i]))
+                    .collect();
+                let what = format!(
+                    "`{keyword}` value {} is not of `type` {}, so JSON Schema never accepts it",
+                    shown.join(", "),
+                    names.join(" or ")
+                );
+                let reading = format!("the `{keyword}` values, whatever `type` says");
+                if !self.liberty(
+                    &position(first),
+                    ImportCode::EnumOutsideType,
+                    &what,
+                    &reading,
+                ) {
+                    return Type::Any;
+                }
+                types = None;
+            }
+        }
         let mut variants: Vec<EnumVariant> = Vec::new();
         let mut null = false;
-        for (i, value) in values.iter().enumerate() {
+        for value in values {
             if value.is_null() {
                 null = true;
                 continue;
             }
-            let Some((value, kind)) = enum_value(value) else {
-                self.error(
-                    &pointer(&path_enum, &i.to_string()),
-                    "enum values must be strings, integers or null",
-                );
-                continue;
-            };
-            if let Some(types) = &types
-                && !fits(types, kind)
-            {
-                self.error(
-                    &pointer(&path_enum, &i.to_string()),
-                    format!("enum value {value} does not fit `type`"),
-                );
-                continue;
-            }
+            let value = enum_value(value);
             if !variants.iter().any(|v| v.value == value) {
                 variants.push(EnumVariant::new(value));
             }
@@ -568,12 +1273,12 @@ impl<'s> Importer<'s> {
         // null is valid only where both `enum` and `type` allow it.
         let null = null && types.as_ref().is_none_or(|t| t.contains(&"null"));
         if variants.is_empty() {
-            if null {
-                self.error(
-                    &path_enum,
-                    "a schema that only accepts null is not supported",
-                );
-            }
+            let message = if null {
+                "a schema that only accepts null is not supported"
+            } else {
+                "no value of this `enum` is allowed by `type`, so no value is valid"
+            };
+            self.error(at, message);
             return Type::Any;
         }
         let ty = Type::Enum(EnumType {
@@ -581,25 +1286,6 @@ impl<'s> Importer<'s> {
             variants,
         });
         if null { Type::nilable(ty) } else { ty }
-    }
-
-    fn constant(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path_const = pointer(path, "const");
-        let types = self.type_names(object, path);
-        let Some((value, kind)) = object.get("const").and_then(enum_value) else {
-            self.error(&path_const, "`const` must be a string or an integer");
-            return Type::Any;
-        };
-        if let Some(types) = types
-            && !fits(&types, kind)
-        {
-            self.error(&path_const, format!("`const` {value} does not fit `type`"));
-            return Type::Any;
-        }
-        Type::Enum(EnumType {
-            description: None,
-            variants: vec![EnumVariant::new(value)],
-        })
     }
 
     /// The names in `type`, checked; `None` when there is no `type`.
@@ -630,27 +1316,35 @@ impl<'s> Importer<'s> {
         Some(names)
     }
 
-    fn typed(
-        &mut self,
-        object: &'s Map<String, Value>,
-        path: &str,
-        depth: usize,
-        site: Site,
-    ) -> Type {
+    fn typed(&mut self, object: &Map<String, Value>, path: &str, depth: usize, site: Site) -> Type {
         let names = match self.type_names(object, path) {
             Some(names) => names,
             None => {
                 let has = |keywords: &[&str]| keywords.iter().any(|k| object.contains_key(*k));
                 if has(OBJECT_KEYWORDS) {
                     vec!["object"]
-                } else if has(ARRAY_KEYWORDS) || has(STRING_KEYWORDS) || has(NUMBER_KEYWORDS) {
-                    self.error(
-                        path,
-                        "constraint keywords without `type` are not supported: add a `type`",
-                    );
-                    return Type::Any;
                 } else {
-                    return Type::Any;
+                    // JSON Schema applies each constraint to values of its type and lets every
+                    // other value through; what a tool definition means is the constrained type.
+                    let mut inferred = Vec::new();
+                    for (keywords, name) in [
+                        (STRING_KEYWORDS, "string"),
+                        (NUMBER_KEYWORDS, "number"),
+                        (ARRAY_KEYWORDS, "array"),
+                    ] {
+                        if has(keywords) {
+                            inferred.push(name);
+                        }
+                    }
+                    if inferred.is_empty() {
+                        return Type::Any;
+                    }
+                    let reading = format!("type {}", inferred.join(" or "));
+                    let what = "constraint keywords without `type`";
+                    if !self.liberty(path, ImportCode::TypeInferred, what, &reading) {
+                        return Type::Any;
+                    }
+                    inferred
                 }
             }
         };
@@ -674,8 +1368,9 @@ impl<'s> Importer<'s> {
                 continue;
             };
             if !concrete.iter().any(|t| family.contains(t)) {
-                self.error(
+                self.unsupported(
                     &pointer(path, key),
+                    ImportCode::InapplicableKeyword,
                     format!("`{key}` does not apply to type {}", names.join(" or ")),
                 );
             }
@@ -706,7 +1401,7 @@ impl<'s> Importer<'s> {
     fn of_type(
         &mut self,
         name: &str,
-        object: &'s Map<String, Value>,
+        object: &Map<String, Value>,
         path: &str,
         depth: usize,
         site: Site,
@@ -718,7 +1413,8 @@ impl<'s> Importer<'s> {
                     Some(Value::String(source)) => match Pattern::new(source.as_str()) {
                         Ok(pattern) => Some(pattern),
                         Err(e) => {
-                            self.error(&pointer(path, "pattern"), format!("invalid pattern: {e}"));
+                            let message = format!("pattern `{source}` cannot be used: {e}");
+                            self.error(&pointer(path, "pattern"), message);
                             None
                         }
                     },
@@ -737,29 +1433,109 @@ impl<'s> Importer<'s> {
             "integer" => self.integer(object, path),
             "number" => self.number(object, path),
             "boolean" => Type::Boolean,
-            "array" => {
-                let items = match object.get("items") {
-                    None => Type::Any,
-                    Some(items @ Value::Array(_)) => {
-                        let _ = items;
-                        self.error(
-                            &pointer(path, "items"),
-                            "tuple `items` (an array of schemas) is not supported",
-                        );
-                        Type::Any
-                    }
-                    Some(items) => {
-                        self.schema(items, &pointer(path, "items"), depth + 1, Site::Nested)
-                    }
-                };
-                Type::Array(ArrayType {
-                    items: Box::new(items),
-                    min_items: self.count(object, "minItems", path),
-                    max_items: self.count(object, "maxItems", path),
-                })
-            }
+            "array" => self.array(object, path, depth),
             _ => self.object(object, path, depth, site),
         }
+    }
+
+    /// An array schema: `items`, `prefixItems` (or the older array of `items`), and the length
+    /// bounds. `items: false` is exact: no items past the prefix.
+    fn array(&mut self, object: &Map<String, Value>, path: &str, depth: usize) -> Type {
+        let items_path = pointer(path, "items");
+        let (prefix, prefix_path, rest) = match (object.get("prefixItems"), object.get("items")) {
+            (Some(prefix), rest) => (Some(prefix), pointer(path, "prefixItems"), rest),
+            // Before 2020-12, an array of `items` was the prefix.
+            (None, Some(prefix @ Value::Array(_))) => (Some(prefix), items_path.clone(), None),
+            (None, rest) => (None, String::new(), rest),
+        };
+        let min_items = self.count(object, "minItems", path);
+        let mut max_items = self.count(object, "maxItems", path);
+        // `None` for `items: false`: nothing past the prefix.
+        let rest_type = match rest {
+            None => Some(Type::Any),
+            Some(Value::Bool(false)) => None,
+            Some(items) => Some(self.schema(items, &items_path, depth + 1, Site::Nested)),
+        };
+        let prefix_schemas: &[Value] = match prefix {
+            None => &[],
+            Some(Value::Array(schemas)) => schemas,
+            Some(_) => {
+                self.error(&prefix_path, "`prefixItems` must be an array of schemas");
+                &[]
+            }
+        };
+        let mut members: Vec<Type> = Vec::new();
+        let mut cap = None;
+        for (i, schema) in prefix_schemas.iter().enumerate() {
+            if *schema == Value::Bool(false) {
+                // No value fits position `i`: the array stops before it.
+                cap = Some(i as u64);
+                break;
+            }
+            let ty = self.schema(
+                schema,
+                &pointer(&prefix_path, &i.to_string()),
+                depth + 1,
+                Site::Nested,
+            );
+            if !members.contains(&ty) {
+                members.push(ty);
+            }
+        }
+        let exact_prefix = match (&rest_type, members.as_slice()) {
+            (_, []) => true,
+            (None, [_]) => true,
+            (Some(rest), [only]) => rest == only,
+            _ => false,
+        };
+        match rest_type {
+            Some(rest) if !members.contains(&rest) && cap.is_none() => members.push(rest),
+            Some(_) => {}
+            None => cap = cap.or(Some(prefix_schemas.len() as u64)),
+        }
+        if let Some(cap) = cap {
+            max_items = Some(max_items.map_or(cap, |max| max.min(cap)));
+            if cap == 0 {
+                members.clear();
+            }
+        }
+        if !exact_prefix {
+            let taken = self.liberty(
+                &prefix_path,
+                ImportCode::PrefixItemsAsArray,
+                "`prefixItems` gives each position its own schema, which the type model cannot hold",
+                "an array whose items may be any of those schemas, in any position",
+            );
+            if !taken {
+                return Type::Any;
+            }
+        }
+        if members.contains(&Type::Any) {
+            members = vec![Type::Any];
+        }
+        let items = match members.len() {
+            // Only the empty array: its items' type never matters.
+            0 => Type::Any,
+            1 => members.remove(0),
+            _ => Type::Union(members),
+        };
+        let unique_items = match object.get("uniqueItems") {
+            None => false,
+            Some(Value::Bool(unique)) => *unique,
+            Some(_) => {
+                self.error(
+                    &pointer(path, "uniqueItems"),
+                    "`uniqueItems` must be a boolean",
+                );
+                false
+            }
+        };
+        Type::Array(ArrayType {
+            items: Box::new(items),
+            min_items,
+            max_items,
+            unique_items,
+        })
     }
 
     /// A non-negative whole number keyword (`minLength`, `maxItems`, ...).
@@ -902,7 +1678,7 @@ impl<'s> Importer<'s> {
 
     fn object(
         &mut self,
-        object: &'s Map<String, Value>,
+        object: &Map<String, Value>,
         path: &str,
         depth: usize,
         site: Site,
@@ -917,51 +1693,61 @@ impl<'s> Importer<'s> {
                 Site::Nested,
             ))),
         };
-        let Some(properties) = object.get("properties") else {
-            if object.contains_key("required") {
+        let empty = Map::new();
+        let properties = match object.get("properties") {
+            Some(Value::Object(properties)) => properties,
+            Some(_) => {
                 self.error(
-                    &pointer(path, "required"),
-                    "`required` without `properties` is not supported",
+                    &pointer(path, "properties"),
+                    "`properties` must be an object",
                 );
+                return Type::Any;
             }
-            let keys = self.map_keys(object, path);
-            return match additional {
-                // No properties and no others: only the empty object.
-                Some(None) => {
-                    if keys.is_some() {
-                        self.error(
-                            &pointer(path, "propertyNames"),
-                            "`propertyNames` on an object that allows no keys",
-                        );
+            // `required` alone names keys that must be there: a struct of them (below).
+            None if object.contains_key("required") => &empty,
+            None => {
+                let keys = self.map_keys(object, path);
+                return match additional {
+                    // No properties and no others: only the empty object.
+                    Some(None) => {
+                        if keys.is_some() {
+                            self.error(
+                                &pointer(path, "propertyNames"),
+                                "`propertyNames` on an object that allows no keys",
+                            );
+                        }
+                        Type::Struct(StructType::anonymous())
                     }
-                    Type::Struct(StructType::anonymous())
-                }
-                Some(Some(values)) => Type::Map(MapType {
-                    keys: keys.unwrap_or(MapKeys::String),
-                    values: Box::new(values),
-                }),
-                None => Type::Map(MapType {
-                    keys: keys.unwrap_or(MapKeys::String),
-                    values: Box::new(Type::Any),
-                }),
-            };
+                    Some(Some(values)) => Type::Map(MapType {
+                        keys: keys.unwrap_or(MapKeys::String),
+                        values: Box::new(values),
+                    }),
+                    None => Type::Map(MapType {
+                        keys: keys.unwrap_or(MapKeys::String),
+                        values: Box::new(Type::Any),
+                    }),
+                };
+            }
         };
         if object.contains_key("propertyNames") {
-            self.error(
+            self.unsupported(
                 &pointer(path, "propertyNames"),
-                "`propertyNames` is only supported on maps (objects without `properties`)",
+                ImportCode::UnsupportedKeyword,
+                "`propertyNames` is only supported on maps (objects without `properties` or \
+                 `required`)"
+                    .to_owned(),
             );
         }
-        let Value::Object(properties) = properties else {
-            self.error(
-                &pointer(path, "properties"),
-                "`properties` must be an object",
-            );
-            return Type::Any;
+        let required = self.required(object, path, site);
+        // Keys beyond `properties`: closed where `additionalProperties` is absent and there are
+        // `properties` (what a tool definition means), open to anything where there are none.
+        let extra: Option<Type> = match &additional {
+            Some(extra) => extra.clone(),
+            None if !object.contains_key("properties") => Some(Type::Any),
+            None => None,
         };
-        let required = self.required(object, properties, path, site);
         let mut out = StructType {
-            additional: additional.flatten().map(Box::new),
+            additional: extra.clone().map(Box::new),
             ..StructType::default()
         };
         let properties_path = pointer(path, "properties");
@@ -970,41 +1756,89 @@ impl<'s> Importer<'s> {
                 continue;
             }
             let at = pointer(&properties_path, name);
+            let is_required = required.iter().any(|r| r == name);
+            if *schema == Value::Bool(false) {
+                // The key must be absent: exactly what a closed struct says of an undeclared key.
+                if is_required {
+                    self.error(
+                        &at,
+                        format!("required `{name}` has the schema `false`: no value is valid"),
+                    );
+                } else if extra.is_some() {
+                    self.liberty(
+                        &at,
+                        ImportCode::ForbiddenKeyAllowed,
+                        &format!("`{name}` may not be sent, but the object takes other keys"),
+                        "an object where it is one of those other keys",
+                    );
+                }
+                continue;
+            }
             let ty = self.schema(schema, &at, depth + 1, Site::Property);
             let description = match schema {
                 Value::Object(o) => self.string_keyword(o, "description", &at),
                 _ => None,
             };
-            let default = match schema.get("default") {
-                Some(value) if json_depth(value) > MAX_IMPORT_DEPTH => {
-                    self.error(
-                        &pointer(&at, "default"),
-                        format!("`default` nests deeper than {MAX_IMPORT_DEPTH} levels"),
-                    );
-                    None
-                }
-                other => other.cloned(),
-            };
+            let default = self.default(schema, &at, &ty);
             out.fields.push(Field {
                 name: name.clone(),
                 ty,
                 description,
                 default,
-                required: required.contains(&name.as_str()),
+                required: is_required,
                 aliases: Vec::new(),
             });
+        }
+        // A required key `properties` does not declare is one of the others: a field of their
+        // type (of any value where `additionalProperties` is absent, as JSON Schema has it).
+        for (i, name) in required.iter().enumerate() {
+            if properties.contains_key(name.as_str()) {
+                continue;
+            }
+            let ty = match &additional {
+                Some(None) => {
+                    self.error(
+                        &pointer(&pointer(path, "required"), &i.to_string()),
+                        format!(
+                            "required `{name}` is not in `properties`, and \
+                             `additionalProperties: false` forbids it: no value is valid"
+                        ),
+                    );
+                    continue;
+                }
+                Some(Some(ty)) => ty.clone(),
+                None => Type::Any,
+            };
+            out.fields.push(Field::new(name.clone(), ty));
         }
         Type::Struct(out)
     }
 
-    /// The names in `required`, each checked against `properties`.
-    fn required(
-        &mut self,
-        object: &'s Map<String, Value>,
-        properties: &Map<String, Value>,
-        path: &str,
-        site: Site,
-    ) -> Vec<&'s str> {
+    /// A property's `default`, recorded to be checked against the field once every definition
+    /// is known; `None` when there is none, or a lenient import leaves it out.
+    fn default(&mut self, schema: &Value, at: &str, ty: &Type) -> Option<Value> {
+        let default = schema.get("default")?;
+        let path = pointer(at, "default");
+        if json_depth(default) > MAX_IMPORT_DEPTH {
+            self.error(
+                &path,
+                format!("`default` nests deeper than {MAX_IMPORT_DEPTH} levels"),
+            );
+            return None;
+        }
+        if self.dropped_defaults.contains(&path) {
+            return None;
+        }
+        self.defaults.push(DefaultCheck {
+            path,
+            ty: ty.clone(),
+            default: default.clone(),
+        });
+        Some(default.clone())
+    }
+
+    /// The names in `required`, each once.
+    fn required(&mut self, object: &Map<String, Value>, path: &str, site: Site) -> Vec<String> {
         let path = pointer(path, "required");
         let Some(required) = object.get("required") else {
             return Vec::new();
@@ -1013,15 +1847,12 @@ impl<'s> Importer<'s> {
             self.error(&path, "`required` must be an array of names");
             return Vec::new();
         };
-        let mut out = Vec::new();
+        let mut out: Vec<String> = Vec::new();
         for (i, name) in names.iter().enumerate() {
             match name.as_str() {
                 Some(name) if site == Site::Variant && name == TYPE_TAG => {}
-                Some(name) if properties.contains_key(name) => out.push(name),
-                Some(name) => self.error(
-                    &pointer(&path, &i.to_string()),
-                    format!("required `{name}` is not in `properties`"),
-                ),
+                Some(name) if out.iter().any(|n| n == name) => {}
+                Some(name) => out.push(name.to_owned()),
                 None => self.error(&pointer(&path, &i.to_string()), "names must be strings"),
             }
         }
@@ -1140,14 +1971,189 @@ fn pointer(base: &str, segment: &str) -> String {
     crate::diagnostics::pointer_push(base, segment)
 }
 
-/// An integer bound from a JSON number: a whole number, with bounds past the 64-bit range that
-/// every 64-bit integer satisfies read as no bound. `low` is true for lower bounds.
-/// An `enum` or `const` value the type model holds, with the name of its JSON type.
-fn enum_value(value: &Value) -> Option<(EnumValue, &'static str)> {
+/// An `enum` or `const` value as the type model holds it: strings, and integers in the 64-bit
+/// signed range (a whole float such as `2.0` is that integer, as JSON Schema has it), as
+/// themselves; any other value as JSON.
+fn enum_value(value: &Value) -> EnumValue {
     match value {
-        Value::String(s) => Some((EnumValue::String(s.clone()), "string")),
-        Value::Number(n) => n.as_i64().map(|i| (EnumValue::Integer(i), "integer")),
-        _ => None,
+        Value::String(s) => EnumValue::String(s.clone()),
+        Value::Number(n) => match n.as_i64().or_else(|| whole_i64(n.as_f64()?)) {
+            Some(i) => EnumValue::Integer(i),
+            None => EnumValue::Json(value.clone()),
+        },
+        other => EnumValue::Json(other.clone()),
+    }
+}
+
+/// `f` as an `i64`, when it is one exactly.
+fn whole_i64(f: f64) -> Option<i64> {
+    // Exact: `f` is whole and within the range of i64.
+    (f.fract() == 0.0 && (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f))
+        .then_some(f as i64)
+}
+
+/// The JSON Schema type name of a value (`integer` for whole numbers).
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// What a `$ref` names: `#/$defs/<name>` or `#/definitions/<name>`, or why it cannot be read.
+fn parse_ref(target: &str) -> Result<(DefsContainer, String), String> {
+    let parsed = [DefsContainer::Defs, DefsContainer::Definitions]
+        .into_iter()
+        .find_map(|c| {
+            let rest = target.strip_prefix("#/")?.strip_prefix(c.keyword())?;
+            Some((c, rest.strip_prefix('/')?))
+        });
+    let Some((container, segment)) = parsed else {
+        return Err(format!(
+            "`{target}`: only references to `#/$defs/<name>` or `#/definitions/<name>` are supported"
+        ));
+    };
+    match decode_fragment_segment(segment) {
+        Some(name) => Ok((container, name)),
+        None => Err(format!(
+            "`{target}`: only references to a whole definition are supported"
+        )),
+    }
+}
+
+/// Why an `allOf` did not merge.
+enum AllOfFail {
+    /// Already reported (an error, or a liberty a strict import refuses).
+    Reported,
+    /// Its parts leave no value valid: where, and why (for the caller to report, or, for a
+    /// member of an `anyOf`, to leave the member out).
+    Nothing {
+        /// JSON Pointer of the part that leaves nothing.
+        path: String,
+        /// Why.
+        message: String,
+    },
+}
+
+/// How one keyword of an `allOf` part merged into the keyword already gathered.
+enum Merge {
+    /// Exactly: the gathered value now says what both did.
+    Done,
+    /// The two leave no value valid.
+    Nothing,
+    /// Not exactly: the gathered value is kept as it was.
+    Inexact,
+}
+
+/// Merges `value` into `existing`, two different values of `key` in parts of one `allOf`.
+fn merge_keyword(key: &str, existing: &mut Value, value: &Value) -> Merge {
+    let both = |a: Value, b: Value| {
+        Value::Object(Map::from_iter([(
+            "allOf".to_owned(),
+            Value::Array(vec![a, b]),
+        )]))
+    };
+    match key {
+        "properties" => {
+            let (Value::Object(mine), Value::Object(theirs)) = (&mut *existing, value) else {
+                return Merge::Inexact;
+            };
+            for (name, schema) in theirs {
+                match mine.get_mut(name) {
+                    None => {
+                        mine.insert(name.clone(), schema.clone());
+                    }
+                    Some(old) if old == schema => {}
+                    Some(old) => *old = both(std::mem::take(old), schema.clone()),
+                }
+            }
+            Merge::Done
+        }
+        "required" => {
+            let (Value::Array(mine), Value::Array(theirs)) = (&mut *existing, value) else {
+                return Merge::Inexact;
+            };
+            for name in theirs {
+                if !mine.contains(name) {
+                    mine.push(name.clone());
+                }
+            }
+            Merge::Done
+        }
+        "type" => {
+            let names = |v: &Value| -> Option<Vec<String>> {
+                match v {
+                    Value::String(t) => Some(vec![t.clone()]),
+                    Value::Array(ts) => ts.iter().map(|t| t.as_str().map(str::to_owned)).collect(),
+                    _ => None,
+                }
+            };
+            let (Some(mine), Some(theirs)) = (names(existing), names(value)) else {
+                return Merge::Inexact;
+            };
+            let mut common: Vec<String> = Vec::new();
+            for t in &mine {
+                let kept = if theirs.contains(t) {
+                    t.as_str()
+                } else if (t == "integer" && theirs.iter().any(|o| o == "number"))
+                    || (t == "number" && theirs.iter().any(|o| o == "integer"))
+                {
+                    "integer"
+                } else {
+                    continue;
+                };
+                if !common.iter().any(|c| c == kept) {
+                    common.push(kept.to_owned());
+                }
+            }
+            *existing = match common.len() {
+                0 => return Merge::Nothing,
+                1 => Value::String(common.remove(0)),
+                _ => Value::Array(common.into_iter().map(Value::String).collect()),
+            };
+            Merge::Done
+        }
+        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "maximum"
+        | "exclusiveMaximum" | "maxLength" | "maxItems" => {
+            let (Some(mine), Some(theirs)) = (existing.as_f64(), value.as_f64()) else {
+                return Merge::Inexact;
+            };
+            let lower = key.starts_with("min") || key == "exclusiveMinimum";
+            if (lower && theirs > mine) || (!lower && theirs < mine) {
+                *existing = value.clone();
+            }
+            Merge::Done
+        }
+        "items" | "additionalProperties" | "propertyNames" => {
+            match (&*existing, value) {
+                (Value::Array(_), _) | (_, Value::Array(_)) => return Merge::Inexact,
+                (Value::Bool(false), _) | (_, Value::Bool(true)) => {}
+                (_, Value::Bool(false)) | (Value::Bool(true), _) => *existing = value.clone(),
+                _ => *existing = both(std::mem::take(existing), value.clone()),
+            }
+            Merge::Done
+        }
+        "enum" => {
+            let (Value::Array(mine), Value::Array(theirs)) = (&mut *existing, value) else {
+                return Merge::Inexact;
+            };
+            mine.retain(|v| theirs.contains(v));
+            if mine.is_empty() {
+                Merge::Nothing
+            } else {
+                Merge::Done
+            }
+        }
+        // Annotations: the first one found (the schema's own, then its members' in order).
+        "description" | "title" | "default" => Merge::Done,
+        k if ANNOTATIONS.contains(&k) => Merge::Done,
+        _ => Merge::Inexact,
     }
 }
 
@@ -1158,6 +2164,8 @@ fn fits(types: &[&str], kind: &str) -> bool {
         .any(|t| *t == kind || (kind == "integer" && *t == "number"))
 }
 
+/// An integer bound from a JSON number: a whole number, with bounds past the 64-bit range that
+/// every 64-bit integer satisfies read as no bound. `low` is true for lower bounds.
 fn integer_bound(value: &Value, low: bool) -> Result<Option<i128>, &'static str> {
     if let Some(i) = value.as_i64() {
         return Ok(Some(i128::from(i)));

@@ -34,6 +34,7 @@ mod dialect;
 mod emit;
 mod import;
 mod lint;
+mod pattern;
 mod policy;
 mod ty;
 
@@ -48,11 +49,14 @@ pub use diagnostics::{
 };
 pub use dialect::{Dialect, ReceiverLimits, UnknownDialect};
 pub use emit::{EmitError, emit, parameters_schema};
-pub use import::{ImportError, ImportErrors, import};
+pub use import::{
+    ImportCode, ImportError, ImportErrors, ImportMode, ImportOptions, ImportWarning, Imported,
+    import, import_with,
+};
 pub use lint::{Actual, Finding, FindingCode, Limit, LintTool, lint};
 pub use policy::{Limits, Mode, Policy, UnknownKeys};
 pub use ty::{
     ArrayType, DefinitionMap, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType,
-    MapKeys, MapType, NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion,
-    TaggedVariant, Type, TypeGraph,
+    MapKeys, MapType, NumberType, Pattern, PatternError, StringType, StructType, TYPE_TAG,
+    TaggedUnion, TaggedVariant, Type, TypeGraph,
 };

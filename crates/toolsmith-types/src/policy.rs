@@ -37,10 +37,10 @@ pub struct Policy {
     pub limits: Limits,
     /// The dialect the tool's schema was given to the model in. What that dialect's wire shape
     /// spells differently (`null` for an omitted optional field where the schema offered `null`
-    /// for it, an integer enum value as its decimal text for Gemini) is read as the canonical
-    /// value without a repair, so a strict policy accepts it. Under another dialect the same
-    /// input is still accepted leniently, as a repair. (Maps sent as `{key, value}` entries are
-    /// accepted under every dialect.)
+    /// for it, an integer enum value as its decimal text for Gemini, a map as an array of
+    /// `{key, value}` entries for the strict dialects and Gemini) is read as the canonical value
+    /// without a repair, so a strict policy accepts it. Under another dialect the same input is
+    /// still accepted leniently, as a repair (`map_from_entries` for a map, `[]` included).
     pub dialect: Dialect,
 }
 

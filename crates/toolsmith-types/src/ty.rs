@@ -132,20 +132,49 @@ impl StringType {
 }
 
 /// A compiled regular expression that remembers its source, compared by source.
+///
+/// The source is read as JSON Schema reads `pattern`: ECMA-262 (with the `u` flag), so `\d` is
+/// `[0-9]` and `\w` is `[A-Za-z0-9_]`, whatever the `regex` crate would make of the same text.
+///
+/// ```
+/// use toolsmith_types::Pattern;
+///
+/// let digits = Pattern::new(r"^\d+$")?;
+/// assert!(digits.is_match("42"));
+/// assert!(!digits.is_match("٤٢")); // Arabic-Indic digits are not `\d` in ECMA-262
+/// let refused = Pattern::new(r"^(?=a)").unwrap_err();
+/// assert!(refused.to_string().contains("look-around"));
+/// # Ok::<(), toolsmith_types::PatternError>(())
+/// ```
 #[derive(Clone)]
 pub struct Pattern {
     source: String,
     regex: regex::Regex,
 }
 
+/// Why a `pattern` cannot be used: not valid ECMA-262, or a construct the matcher does not
+/// support (look-around, back-references).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PatternError(String);
+
+impl fmt::Display for PatternError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PatternError {}
+
 impl Pattern {
-    /// Compiles `source`.
+    /// Compiles `source`, an ECMA-262 regular expression.
     ///
     /// # Errors
-    /// When `source` is not a valid regular expression for the `regex` crate.
-    pub fn new(source: impl Into<String>) -> Result<Self, regex::Error> {
+    /// When `source` is not a valid ECMA-262 regular expression, or uses what the linear-time
+    /// matcher cannot express (look-around, back-references): never a different reading.
+    pub fn new(source: impl Into<String>) -> Result<Self, PatternError> {
         let source = source.into();
-        let regex = regex::Regex::new(&source)?;
+        let translated = crate::pattern::translate(&source).map_err(PatternError)?;
+        let regex = regex::Regex::new(&translated).map_err(|e| PatternError(e.to_string()))?;
         Ok(Pattern { source, regex })
     }
 
@@ -294,12 +323,30 @@ impl EnumVariant {
 }
 
 /// The canonical value of an enum variant.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EnumValue {
     /// A string value, the usual case.
     String(String),
     /// An integer value.
     Integer(i64),
+    /// Any other JSON value (`const` and `enum` in JSON Schema allow every value): a boolean, a
+    /// number that is not an `i64`, an array or an object. Never `null` (a nilable enum says
+    /// that) and never a string or an `i64` (the variants above say those). Matched by JSON
+    /// equality, numbers by value; never matched loosely.
+    Json(Value),
+}
+
+impl std::hash::Hash for EnumValue {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::mem::discriminant(self).hash(state);
+        match self {
+            EnumValue::String(s) => s.hash(state),
+            EnumValue::Integer(i) => i.hash(state),
+            // Equal values have equal text but for the order of object keys, which only
+            // changes the hash's quality, not its agreement with `Eq`: hash the kind alone.
+            EnumValue::Json(value) => std::mem::discriminant(value).hash(state),
+        }
+    }
 }
 
 impl EnumValue {
@@ -308,15 +355,18 @@ impl EnumValue {
         match self {
             EnumValue::String(s) => Value::String(s.clone()),
             EnumValue::Integer(i) => Value::from(*i),
+            EnumValue::Json(value) => value.clone(),
         }
     }
 }
 
 impl fmt::Display for EnumValue {
+    /// A string as itself; any other value as its JSON text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             EnumValue::String(s) => f.write_str(s),
             EnumValue::Integer(i) => write!(f, "{i}"),
+            EnumValue::Json(value) => write!(f, "{value}"),
         }
     }
 }
@@ -434,15 +484,19 @@ pub struct ArrayType {
     pub min_items: Option<u64>,
     /// Most elements allowed.
     pub max_items: Option<u64>,
+    /// Whether no two elements may be equal (JSON Schema's `uniqueItems`; equality as JSON
+    /// Schema has it: numbers by value, object keys in any order).
+    pub unique_items: bool,
 }
 
 impl ArrayType {
-    /// An array of `items` with no length constraints.
+    /// An array of `items` with no length or uniqueness constraints.
     pub fn new(items: Type) -> Self {
         ArrayType {
             items: Box::new(items),
             min_items: None,
             max_items: None,
+            unique_items: false,
         }
     }
 }

@@ -666,7 +666,7 @@ fn an_integer_enum_value_sent_as_padded_text_in_gemini_is_still_a_repair() {
 }
 
 #[test]
-fn a_map_sent_as_key_value_entries_is_read_as_the_map_in_every_dialect() {
+fn a_map_sent_as_key_value_entries_is_the_wire_shape_only_of_dialects_that_write_maps_so() {
     let graph = map_of_unions();
     let input = json!({"layers": [
         {"key": "sun", "value": {"_type": "Circle", "radius": 2.0}},
@@ -677,10 +677,26 @@ fn a_map_sent_as_key_value_entries_is_read_as_the_map_in_every_dialect() {
         "box": {"_type": "Rectangle", "width": 1.0, "height": 3.0}
     }});
     for dialect in Dialect::ALL {
-        assert_eq!(
-            coerced_in(dialect, &graph, input.clone()),
-            (canonical.clone(), vec![])
-        );
+        let writes_entries =
+            parameters_schema(&graph, dialect).unwrap()["properties"]["layers"]["type"] == "array";
+        if writes_entries {
+            assert_eq!(
+                coerced_in(dialect, &graph, input.clone()),
+                (canonical.clone(), vec![]),
+                "{dialect}"
+            );
+        } else {
+            let lenient = coerce(&graph, &input, &Policy::lenient().with_dialect(dialect)).unwrap();
+            assert_eq!(lenient.value, canonical, "{dialect}");
+            let codes: Vec<_> = lenient.repairs.iter().map(|r| r.code.as_str()).collect();
+            assert_eq!(codes, ["map_from_entries"], "{dialect}");
+            let refused = coerce(&graph, &input, &Policy::strict().with_dialect(dialect));
+            assert_eq!(
+                refused.unwrap_err().0[0].code.as_str(),
+                "repair_refused",
+                "{dialect}"
+            );
+        }
     }
 }
 

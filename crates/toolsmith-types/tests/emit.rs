@@ -207,15 +207,19 @@ fn field_description_wins_over_its_type_description() {
 }
 
 #[test]
-fn array_writes_items_and_length_bounds() {
+fn array_writes_items_length_bounds_and_uniqueness() {
     let ty = Type::Array(ArrayType {
         items: Box::new(Type::string()),
         min_items: Some(1),
         max_items: Some(3),
+        unique_items: true,
     });
     assert_eq!(
         schema_of(ty),
-        json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3})
+        json!({
+            "type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 3,
+            "uniqueItems": true
+        })
     );
 }
 

@@ -3,8 +3,9 @@
 
 use serde_json::{Value, json};
 use toolsmith_types::{
-    ArrayType, Dialect, EnumType, Field, IntegerType, MapKeys, MapType, NumberType, Pattern,
-    StringType, StructType, TaggedUnion, Type, TypeGraph, emit, import,
+    ArrayType, Dialect, EnumType, EnumValue, EnumVariant, Field, ImportOptions, IntegerType,
+    MapKeys, MapType, NumberType, Pattern, StringType, StructType, TaggedUnion, Type, TypeGraph,
+    emit, import, import_with,
 };
 
 fn root(schema: Value) -> Type {
@@ -175,10 +176,26 @@ fn type_array_of_two_types_is_a_union_sharing_constraints() {
 }
 
 #[test]
-fn nullable_true_is_nilable() {
+fn nullable_true_is_honoured_with_a_warning_by_a_lenient_import_and_refused_by_a_strict_one() {
+    // `nullable` is OpenAPI's, not JSON Schema 2020-12's: whoever wrote it means null to be
+    // allowed, so a lenient import honours it, and says so.
+    let schema = json!({"type": "integer", "nullable": true});
+    let imported = import_with(&schema, &ImportOptions::lenient()).unwrap();
+    assert_eq!(imported.graph.root, Type::nilable(Type::integer()));
+    let warnings: Vec<_> = imported
+        .warnings
+        .iter()
+        .map(|w| (w.path.as_str(), w.code.as_str()))
+        .collect();
+    assert_eq!(warnings, [("/nullable", "nullable_keyword")]);
+    let refused = import(&schema).unwrap_err();
+    assert_eq!(refused.0[0].path, "/nullable");
+    assert_eq!(refused.0[0].code.as_str(), "nullable_keyword");
+    assert!(refused.0[0].message.contains("OpenAPI"), "{refused}");
+    // `nullable: false` says nothing JSON Schema would not.
     assert_eq!(
-        root(json!({"type": "integer", "nullable": true})),
-        Type::nilable(Type::integer())
+        root(json!({"type": "integer", "nullable": false})),
+        Type::integer()
     );
 }
 
@@ -226,11 +243,37 @@ fn enum_value_that_does_not_fit_type_is_rejected() {
 }
 
 #[test]
-fn enum_of_floats_or_objects_is_rejected() {
+fn enum_of_floats_objects_arrays_and_booleans_holds_them_as_json_values() {
     assert_eq!(
-        error_paths(json!({"enum": [1.5, {"a": 1}]})),
-        ["/enum/0", "/enum/1"]
+        root(json!({"enum": [1.5, {"a": 1}, [1, 2], false, 7, 2.0]})),
+        Type::Enum(EnumType {
+            description: None,
+            variants: [
+                EnumValue::Json(json!(1.5)),
+                EnumValue::Json(json!({"a": 1})),
+                EnumValue::Json(json!([1, 2])),
+                EnumValue::Json(json!(false)),
+                EnumValue::Integer(7),
+                // A whole float is that integer, as JSON Schema has it.
+                EnumValue::Integer(2),
+            ]
+            .into_iter()
+            .map(EnumVariant::new)
+            .collect(),
+        })
     );
+}
+
+#[test]
+fn an_empty_enum_is_an_import_error_not_anything() {
+    let errors = import(&json!({"enum": []})).unwrap_err();
+    assert_eq!(errors.0[0].path, "/enum");
+    assert_eq!(errors.0[0].code.as_str(), "enum_empty");
+    let lenient = import_with(
+        &json!({"type": "string", "enum": []}),
+        &ImportOptions::lenient(),
+    );
+    assert_eq!(lenient.unwrap_err().0[0].code.as_str(), "enum_empty");
 }
 
 #[test]
@@ -242,8 +285,22 @@ fn string_const_is_a_one_value_enum() {
 }
 
 #[test]
-fn boolean_const_is_rejected() {
-    assert_eq!(error_paths(json!({"const": true})), ["/const"]);
+fn const_of_any_json_value_is_a_one_value_enum_of_it() {
+    for value in [
+        json!(true),
+        json!(2.5),
+        json!({"mode": "fast"}),
+        json!([1, "a"]),
+    ] {
+        assert_eq!(
+            root(json!({ "const": value })),
+            Type::Enum(EnumType {
+                description: None,
+                variants: vec![EnumVariant::new(EnumValue::Json(value.clone()))],
+            })
+        );
+    }
+    assert_eq!(error_paths(json!({"const": null})), ["/const"]);
 }
 
 // ---- objects ----
@@ -351,9 +408,30 @@ fn property_names_pattern_is_rejected() {
 }
 
 #[test]
-fn required_name_missing_from_properties_is_rejected() {
+fn required_name_missing_from_properties_is_a_required_field_of_any_value() {
+    // JSON Schema: the key must be there, and `properties` says nothing of its value.
     assert_eq!(
-        error_paths(json!({"type": "object", "properties": {}, "required": ["ghost"]})),
+        root(json!({"type": "object", "properties": {}, "required": ["ghost"]})),
+        closed(vec![Field::new("ghost", Type::Any)])
+    );
+    // ... unless `additionalProperties` types (or forbids) the keys beyond `properties`.
+    let typed = root(json!({
+        "type": "object", "properties": {}, "required": ["n"],
+        "additionalProperties": {"type": "integer"}
+    }));
+    assert_eq!(
+        typed,
+        Type::Struct(StructType {
+            fields: vec![Field::new("n", Type::integer())],
+            additional: Some(Box::new(Type::integer())),
+            ..StructType::default()
+        })
+    );
+    assert_eq!(
+        error_paths(json!({
+            "type": "object", "properties": {}, "required": ["ghost"],
+            "additionalProperties": false
+        })),
         ["/required/0"]
     );
 }
@@ -361,13 +439,17 @@ fn required_name_missing_from_properties_is_rejected() {
 // ---- arrays ----
 
 #[test]
-fn items_and_length_bounds() {
+fn items_length_bounds_and_uniqueness() {
     assert_eq!(
-        root(json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4})),
+        root(json!({
+            "type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 4,
+            "uniqueItems": true
+        })),
         Type::Array(ArrayType {
             items: Box::new(Type::string()),
             min_items: Some(1),
             max_items: Some(4),
+            unique_items: true,
         })
     );
 }
@@ -641,10 +723,32 @@ fn invalid_pattern_is_rejected() {
 }
 
 #[test]
-fn false_schema_is_rejected() {
+fn false_schema_is_read_exactly_where_it_has_a_reading_and_refused_where_nothing_is_valid() {
+    // `items: false`: no items at all.
     assert_eq!(
-        error_paths(json!({"type": "array", "items": false})),
-        ["/items"]
+        root(json!({"type": "array", "items": false})),
+        Type::Array(ArrayType {
+            items: Box::new(Type::Any),
+            min_items: None,
+            max_items: Some(0),
+            unique_items: false,
+        })
+    );
+    // A `false` member adds nothing to a union.
+    assert_eq!(
+        root(json!({"anyOf": [{"type": "string"}, false]})),
+        Type::string()
+    );
+    // A `false` property in a closed object: the key must be absent, as any undeclared key.
+    assert_eq!(
+        root(json!({"type": "object", "properties": {"a": {"type": "string"}, "b": false}})),
+        closed(vec![Field::new("a", Type::string()).optional()])
+    );
+    // Where nothing could ever be sent.
+    assert_eq!(error_paths(json!(false)), [""]);
+    assert_eq!(
+        error_paths(json!({"type": "object", "properties": {"b": false}, "required": ["b"]})),
+        ["/properties/b"]
     );
 }
 
@@ -687,8 +791,8 @@ fn deeply_nested_default_is_rejected() {
 
 #[test]
 fn error_renders_with_its_path() {
-    let errors = import(&json!({"allOf": []})).unwrap_err();
-    assert_eq!(errors.to_string(), "/allOf: unsupported keyword `allOf`");
+    let errors = import(&json!({"not": {}})).unwrap_err();
+    assert_eq!(errors.to_string(), "/not: unsupported keyword `not`");
 }
 
 // ---- round trip of the reference shapes ----

@@ -160,6 +160,10 @@ impl<'de> Visitor<'de> for Resolved<'_> {
         let Type::Array(at) = self.ty else {
             return no();
         };
+        if at.unique_items {
+            // Uniqueness needs the items side by side: the full coercion decides.
+            return no();
+        }
         let count = elements(&mut seq, self.at.limits, || self.at.child(&at.items))? as u64;
         let too_few = at.min_items.is_some_and(|min| count < min);
         let too_many = at.max_items.is_some_and(|max| count > max);

@@ -286,11 +286,18 @@ impl<'g> Coercer<'g> {
         if trial.is_clean() {
             trial.value.map(|out| out.into_value(default))
         } else {
+            // The real reason, as coercing the default gives it (`at most 3`, not `a number`).
+            let reason = match (trial.errors.first(), trial.repairs.first()) {
+                (Some(error), _) => match &error.input {
+                    Some(input) => format!("expected {}, got {}", error.expected, input),
+                    None => format!("expected {}", error.expected),
+                },
+                (None, Some(repair)) => format!("it needs a repair: {}", repair.code.describe()),
+                (None, None) => format!("expected {}", self.expected(&field.ty)),
+            };
             let expected = format!(
-                "a type whose default for `{}` fits the field ({} is not {})",
-                field.name,
-                default,
-                self.expected(&field.ty)
+                "a type whose default for `{}` fits the field ({} does not: {reason})",
+                field.name, default,
             );
             self.error(&field_path, ErrorCode::SchemaInvalid, None, expected);
             None
@@ -547,6 +554,9 @@ impl<'g> Coercer<'g> {
                     }
                 }
                 ok &= self.check_items(at, items.len(), input, path);
+                if ok && at.unique_items {
+                    ok = self.check_unique(built.as_deref().unwrap_or(items), path);
+                }
                 ok.then(|| built.map_or(Out::Same, |built| Out::New(Value::Array(built))))
             }
             Value::Null => self.fail(path, ErrorCode::ListType, Some(input), AN_ARRAY),
@@ -568,6 +578,27 @@ impl<'g> Coercer<'g> {
                     .then_some(Out::New(wrapped))
             }
         }
+    }
+
+    /// Whether the canonical `items` are pairwise different, as JSON Schema compares them;
+    /// each repeat is an error at its index. Linear: items are compared by a canonical text.
+    fn check_unique(&mut self, items: &[Value], path: &Path<'_>) -> bool {
+        let mut seen = std::collections::HashMap::with_capacity(items.len());
+        let mut ok = true;
+        for (index, item) in items.iter().enumerate() {
+            if let Some(first) = seen.insert(super::scalar::json_key(item), index) {
+                seen.insert(super::scalar::json_key(item), first);
+                let expected = format!("an item unlike the others (it repeats item {first})");
+                self.error(
+                    &path.index(index),
+                    ErrorCode::DuplicateItem,
+                    Some(item),
+                    expected,
+                );
+                ok = false;
+            }
+        }
+        ok
     }
 
     fn check_items(&mut self, at: &ArrayType, len: usize, input: &Value, path: &Path<'_>) -> bool {
@@ -612,7 +643,8 @@ impl<'g> Coercer<'g> {
                     }
                 })
             }
-            // How strict dialects send maps: `[{"key": .., "value": ..}]`.
+            // How strict dialects send maps: `[{"key": .., "value": ..}]` (`[]` when empty). The
+            // wire shape of a dialect that writes maps so; under any other, a repair.
             Value::Array(items) if items.iter().all(is_entry) => {
                 let mut out = Map::with_capacity(items.len());
                 let mut ok = true;
@@ -634,7 +666,14 @@ impl<'g> Coercer<'g> {
                     };
                     ok &= self.map_entry(mt, key, value, &paths, &mut out);
                 }
-                ok.then_some(Out::New(Value::Object(out)))
+                if !ok {
+                    return None;
+                }
+                let out = Value::Object(out);
+                let wire_shape = self.policy.dialect.rules().maps_as_entries;
+                let code = RepairCode::MapFromEntries;
+                (wire_shape || self.repair(path, code, AN_OBJECT, input, &out))
+                    .then_some(Out::New(out))
             }
             _ => self.fail(path, ErrorCode::DictType, Some(input), AN_OBJECT),
         }

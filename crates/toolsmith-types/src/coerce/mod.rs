@@ -90,6 +90,19 @@ pub fn coerce_owned(
     }))
 }
 
+/// Coerces `input` to `ty`, a type of `graph` (its root or any part of it), under `policy`: how
+/// import checks a value that belongs to a type, such as a field's `default`.
+pub(crate) fn coerce_to(
+    graph: &TypeGraph,
+    ty: &Type,
+    input: &Value,
+    policy: &Policy,
+) -> Result<Coerced, CoerceErrors> {
+    let mut coercer = Coercer::new(graph, policy);
+    let value = coercer.value(ty, input, &Path::ROOT);
+    coercer.finish(value.map(|out| out.into_value(input)))
+}
+
 /// `text` in one canonical word style, for matching names across case and word style: its words,
 /// lowercased, joined by `_`; `None` when `text` is not words written in one style.
 ///

@@ -141,7 +141,7 @@ fn find_unique<'e>(et: &'e EnumType, matches: impl Fn(&str) -> bool) -> Found<'e
     for variant in &et.variants {
         let value = match &variant.value {
             EnumValue::String(s) => Some(s.as_str()),
-            EnumValue::Integer(_) => None,
+            EnumValue::Integer(_) | EnumValue::Json(_) => None,
         };
         let hit = value.into_iter().any(&matches) || variant.aliases.iter().any(|a| matches(a));
         if hit {
@@ -448,6 +448,14 @@ impl<'g> Coercer<'g> {
         input: &Value,
         path: &Path<'_>,
     ) -> Option<Out> {
+        if let Some(variant) = self.json_variant(et, input) {
+            let canonical = variant.value.to_json();
+            return Some(if canonical == *input {
+                Out::Same
+            } else {
+                Out::New(canonical)
+            });
+        }
         let found = match input {
             Value::String(text) => match match_enum_text(et, text) {
                 found @ EnumMatch::Exact(_) => found,
@@ -494,6 +502,20 @@ impl<'g> Coercer<'g> {
                 self.fail_allowed(path, ErrorCode::Enum, input, AN_ALLOWED_VALUE, allowed)
             }
         }
+    }
+
+    /// The variant holding a JSON value (a boolean, an array, ...) that `input` equals; under a
+    /// dialect that writes every enum value as text, `input` may be that text.
+    fn json_variant<'e>(&self, et: &'e EnumType, input: &Value) -> Option<&'e EnumVariant> {
+        et.variants.iter().find(|v| match (&v.value, input) {
+            (EnumValue::Json(value), Value::String(text))
+                if self.policy.dialect.rules().enums_as_strings =>
+            {
+                serde_json::to_string(value).ok().as_deref() == Some(text.as_str())
+            }
+            (EnumValue::Json(value), input) => json_equal(value, input),
+            _ => false,
+        })
     }
 
     /// A boolean or number naming exactly one string value, ignoring case.
@@ -625,4 +647,93 @@ pub(super) fn number_violations(nt: &NumberType, f: f64) -> Vec<(ErrorCode, Stri
         }
     }
     out
+}
+
+/// JSON equality as JSON Schema has it: numbers by value (`1` equals `1.0`), object keys in any
+/// order. Walks both values with an explicit stack, so no input can overflow it.
+pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
+    let mut pending = vec![(a, b)];
+    while let Some((a, b)) = pending.pop() {
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                let same = match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                    (Some(x), Some(y), _, _) => x == y,
+                    (_, _, Some(x), Some(y)) => x == y,
+                    _ => x.as_f64().is_some_and(|x| y.as_f64() == Some(x)),
+                };
+                if !same {
+                    return false;
+                }
+            }
+            (Value::Array(xs), Value::Array(ys)) => {
+                if xs.len() != ys.len() {
+                    return false;
+                }
+                pending.extend(xs.iter().zip(ys));
+            }
+            (Value::Object(xs), Value::Object(ys)) => {
+                if xs.len() != ys.len() {
+                    return false;
+                }
+                for (key, x) in xs {
+                    match ys.get(key) {
+                        Some(y) => pending.push((x, y)),
+                        None => return false,
+                    }
+                }
+            }
+            (a, b) => {
+                if a != b {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+/// A text that two values share exactly when they are equal as JSON Schema compares them
+/// ([`json_equal`]): object keys sorted, whole numbers written as integers.
+pub(super) fn json_key(value: &Value) -> String {
+    let mut out = String::new();
+    write_key(value, &mut out);
+    out
+}
+
+fn write_key(value: &Value, out: &mut String) {
+    match value {
+        Value::Number(n) => {
+            let whole = n
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0);
+            match (n.as_i64(), n.as_u64(), whole) {
+                (Some(i), _, _) => out.push_str(&i.to_string()),
+                (_, Some(u), _) => out.push_str(&u.to_string()),
+                // Exact: whole and below 2^53.
+                (_, _, Some(f)) => out.push_str(&(f as i64).to_string()),
+                _ => out.push_str(&n.to_string()),
+            }
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                write_key(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for key in keys {
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_key(&map[key], out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }

@@ -116,11 +116,32 @@ fn arb_enum_type() -> impl Strategy<Value = EnumType> {
             }),
         (
             prop::sample::subsequence(vec![1i64, 2, 3, 10], 1..4),
-            description
+            description.clone()
         )
             .prop_map(|(values, description)| EnumType {
                 description,
                 ..EnumType::integers(values)
+            }),
+        // `const` and `enum` of any JSON value.
+        (
+            prop::sample::subsequence(
+                vec![
+                    serde_json::json!(true),
+                    serde_json::json!(2.5),
+                    serde_json::json!({"mode": "fast"}),
+                    serde_json::json!([1, 2]),
+                    serde_json::json!(false),
+                ],
+                1..4
+            ),
+            description
+        )
+            .prop_map(|(values, description)| EnumType {
+                description,
+                variants: values
+                    .into_iter()
+                    .map(|v| toolsmith_types::EnumVariant::new(toolsmith_types::EnumValue::Json(v)))
+                    .collect(),
             }),
     ]
 }
@@ -219,15 +240,21 @@ fn arb_type(refs: bool) -> BoxedStrategy<Type> {
         .prop_recursive(3, 24, 4, |inner| {
             prop_oneof![
                 arb_struct(inner.clone()).prop_map(Type::Struct),
-                (inner.clone(), 0u64..2, prop::option::of(0u64..3)).prop_map(
-                    |(items, min, extra)| {
+                (
+                    inner.clone(),
+                    0u64..2,
+                    prop::option::of(0u64..3),
+                    any::<bool>()
+                )
+                    .prop_map(|(items, min, extra, unique)| {
                         Type::Array(ArrayType {
                             items: Box::new(items),
                             min_items: (min > 0).then_some(min),
                             max_items: extra.map(|e| min + e),
+                            // Unique only without a minimum, so that a value always exists.
+                            unique_items: unique && min == 0,
                         })
-                    }
-                ),
+                    }),
                 (inner.clone(), any::<bool>()).prop_map(|(values, enum_keys)| {
                     Type::Map(MapType {
                         keys: if enum_keys {
@@ -449,8 +476,16 @@ pub fn arb_value(graph: &TypeGraph, ty: &Type, budget: u32) -> BoxedStrategy<Val
         Type::Array(a) => {
             let min = a.min_items.unwrap_or(0) as usize;
             let max = a.max_items.map_or(min + 3, |m| m as usize);
+            let unique = a.unique_items;
             prop::collection::vec(arb_value(graph, &a.items, budget), min..=max)
-                .prop_map(Value::Array)
+                .prop_map(move |mut items| {
+                    if unique {
+                        // Each value once, numbers compared by value.
+                        let mut seen = std::collections::HashSet::new();
+                        items.retain(|item| seen.insert(unique_key(item)));
+                    }
+                    Value::Array(items)
+                })
                 .boxed()
         }
         Type::Map(m) => {
@@ -941,8 +976,12 @@ pub fn every_property_required(schema: &Value) -> Vec<String> {
 
 /// Every object says `additionalProperties: false`.
 pub fn objects_closed(schema: &Value) -> Vec<String> {
+    // An `enum` of objects is a closed set of values, not an object shape to close (closing it
+    // would forbid the keys of its own values).
     breaking(schema, |object| {
-        is_object_schema(object) && object.get("additionalProperties") != Some(&json!(false))
+        is_object_schema(object)
+            && !object.contains_key("enum")
+            && object.get("additionalProperties") != Some(&json!(false))
     })
 }
 
@@ -1226,6 +1265,11 @@ pub fn to_wire(graph: &TypeGraph, ty: &Type, value: &Value, wire: Wire) -> (Valu
         (Type::Enum(_), Value::Number(n)) if wire.enums_as_strings => {
             (Value::String(n.to_string()), value.clone())
         }
+        (Type::Enum(_), other)
+            if wire.enums_as_strings && !other.is_string() && !other.is_null() =>
+        {
+            (Value::String(other.to_string()), value.clone())
+        }
         (Type::Array(a), Value::Array(items)) => {
             let (sent, meant) = items
                 .iter()
@@ -1328,5 +1372,26 @@ pub fn accepts_null(graph: &TypeGraph, ty: &Type) -> bool {
         Some(Type::Nilable(_) | Type::Any) => true,
         Some(Type::Union(members)) => members.iter().any(|m| accepts_null(graph, m)),
         _ => false,
+    }
+}
+
+/// `value` as text in which numbers equal by value are spelled alike, for keeping array items
+/// unique as JSON Schema compares them.
+fn unique_key(value: &Value) -> String {
+    match value {
+        Value::Number(n) => format!("{:?}", n.as_f64()),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(unique_key).collect::<Vec<_>>().join(",")
+        ),
+        Value::Object(map) => {
+            let mut entries: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{k:?}:{}", unique_key(v)))
+                .collect();
+            entries.sort();
+            format!("{{{}}}", entries.join(","))
+        }
+        other => other.to_string(),
     }
 }
