@@ -216,6 +216,9 @@ impl<'g> Resolved<'g> {
         let mut seen: u128 = 0;
         // Only structs open to extra keys need to remember them.
         let mut extra = st.additional.as_ref().map(|_| HashSet::new());
+        // The fields' names and aliases in canonical word style, folded once the first extra
+        // key arrives.
+        let mut styled: Option<Vec<String>> = None;
         let mut entries = usize::from(tag.is_some());
         let mut next = 0;
         while let Some(key) = map.next_key_seed(Text)? {
@@ -245,7 +248,7 @@ impl<'g> Resolved<'g> {
                     (Some(extra_ty), Some(seen_extra))
                         if key != TYPE_TAG
                             && !seen_extra.contains(&key)
-                            && !names_a_field_loosely(st, &key) =>
+                            && !names_a_field_loosely(st, &mut styled, &key) =>
                     {
                         seen_extra.insert(key);
                         map.next_value_seed(self.at.child(extra_ty))?;
@@ -283,13 +286,23 @@ impl<'g> Resolved<'g> {
 }
 
 /// Whether `key` is an alias of a field of `st`, or names a field or alias in another case or
-/// word style.
-fn names_a_field_loosely(st: &StructType, key: &str) -> bool {
-    let folded = fold_style(key);
-    let same_style = |name: &String| folded.is_some() && fold_style(name) == folded;
-    st.fields
-        .iter()
-        .any(|f| f.aliases.iter().any(|a| a == key || same_style(a)) || same_style(&f.name))
+/// word style; `styled` holds (or is given) the styled names of `st`.
+fn names_a_field_loosely(st: &StructType, styled: &mut Option<Vec<String>>, key: &str) -> bool {
+    if st.fields.iter().any(|f| f.aliases.iter().any(|a| a == key)) {
+        return true;
+    }
+    let Some(folded) = fold_style(key) else {
+        return false;
+    };
+    styled
+        .get_or_insert_with(|| {
+            st.fields
+                .iter()
+                .flat_map(|f| std::iter::once(&f.name).chain(&f.aliases))
+                .filter_map(|name| fold_style(name))
+                .collect()
+        })
+        .contains(&folded)
 }
 
 /// Whether `s` is exactly one of the string values of `et` (an alias is not canonical).
