@@ -138,6 +138,17 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Law: the one-pass count equals the plain definitions for any text, ASCII runs long
+        /// enough for the block path mixed with Unicode letters and whitespace.
+        #[test]
+        fn one_pass_counts_equal_the_plain_definitions(
+            text in "([a-z ]{0,70}|[\\t\\n\\r\\x0B\\x0C]|é|日本|\u{3000}|\u{a0}|\u{2028}|\u{85}){0,40}",
+        ) {
+            proptest::prop_assert_eq!(count(&text), naive(&text));
+        }
+    }
+
     #[test]
     fn the_block_path_counts_as_the_plain_definitions_do() {
         let samples = [
