@@ -173,6 +173,29 @@ mod tests {
     }
 
     #[test]
+    fn eight_bytes_at_once_classify_every_ascii_byte_in_every_position() {
+        for b in 0u8..0x80 {
+            for filler in [b'a', b' ', b'\n', 0x7F] {
+                for k in 0..8 {
+                    let mut bytes = [filler; 8];
+                    bytes[k] = b;
+                    let spaces = bytes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &c)| u64::from(is_ascii_space(c)) << i)
+                        .sum::<u64>();
+                    let newlines = bytes.iter().filter(|&&c| c == b'\n').count() as u32;
+                    assert_eq!(
+                        ascii_spaces_and_newlines(u64::from_le_bytes(bytes)),
+                        (spaces, newlines),
+                        "{bytes:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_block_path_counts_as_the_plain_definitions_do() {
         let samples = [
             String::new(),
