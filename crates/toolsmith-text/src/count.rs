@@ -175,6 +175,7 @@ mod tests {
     #[test]
     fn eight_bytes_at_once_classify_every_ascii_byte_in_every_position() {
         for b in 0u8..0x80 {
+            assert_eq!(is_ascii_space(b), char::from(b).is_whitespace(), "{b:#x}");
             for filler in [b'a', b' ', b'\n', 0x7F] {
                 for k in 0..8 {
                     let mut bytes = [filler; 8];
