@@ -26,6 +26,12 @@ use toolsmith_text::TextProcessingToolset;
 /// The corpus's size, in bytes (it ends at the first line end after this).
 const CORPUS_BYTES: usize = 100_000_000;
 
+/// Rounds for the searches (tens of milliseconds a call), for wc (wc takes about a second), and
+/// for sorting and de-duplicating (seconds a call for the peers): the whole run stays in minutes.
+const FAST_ROUNDS: usize = 15;
+const WC_ROUNDS: usize = 7;
+const SLOW_ROUNDS: usize = 3;
+
 /// The pattern counted, with the case of its letters as given and ignoring it.
 const PATTERN: &str = "error";
 
@@ -475,11 +481,11 @@ fn run() -> Result<(), String> {
                 grep_call.call(Arguments::Json(black_box(&arguments)), &policy)
             }));
         }
-        timed(title, 15, bytes, cases);
+        timed(title, FAST_ROUNDS, bytes, cases);
     }
     timed(
         "text_wc (ratios to wc; target 1.00x)",
-        9,
+        WC_ROUNDS,
         bytes,
         vec![
             wc.case(true),
@@ -494,7 +500,7 @@ fn run() -> Result<(), String> {
     );
     timed(
         "text_sort_lines (ratios to sort; target 1.50x)",
-        5,
+        SLOW_ROUNDS,
         bytes,
         vec![
             sort.case(false),
@@ -508,7 +514,7 @@ fn run() -> Result<(), String> {
     );
     timed(
         "text_unique_lines, order kept (ratios to awk; target 1.00x)",
-        5,
+        SLOW_ROUNDS,
         bytes,
         vec![
             awk.case(false),
@@ -522,7 +528,7 @@ fn run() -> Result<(), String> {
     );
     timed(
         "text_unique_lines, sorted (ratios to sort -u)",
-        5,
+        SLOW_ROUNDS,
         bytes,
         vec![
             sort_unique.case(false),

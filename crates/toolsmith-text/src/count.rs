@@ -20,8 +20,9 @@ pub(crate) struct Counts {
 /// Bytes counted at a time on the all-ASCII fast path: one bit per byte of a `u64` mask.
 const BLOCK: usize = 64;
 
-/// Counts `text` in one pass. Runs of 64 ASCII bytes are counted with bit masks (a word starts
-/// where a non-space byte follows a space); elsewhere, one character at a time.
+/// Counts `text` in one pass. Runs of 64 ASCII bytes are counted with bit masks, built eight
+/// bytes at a time in a `u64` (a word starts where a non-space byte follows a space);
+/// elsewhere, one character at a time.
 pub(crate) fn count(text: &str) -> Counts {
     let bytes = text.as_bytes();
     let mut newlines = 0usize;
@@ -36,9 +37,12 @@ pub(crate) fn count(text: &str) -> Counts {
         if block.len() == BLOCK && block.is_ascii() {
             let mut spaces = 0u64;
             let mut block_newlines = 0u32;
-            for (k, &b) in block.iter().enumerate() {
-                spaces |= u64::from(is_ascii_space(b)) << k;
-                block_newlines += u32::from(b == b'\n');
+            for (k, word) in block.chunks_exact(8).enumerate() {
+                let mut eight = [0u8; 8];
+                eight.copy_from_slice(word);
+                let (space, newline) = ascii_spaces_and_newlines(u64::from_le_bytes(eight));
+                spaces |= space << (8 * k);
+                block_newlines += newline;
             }
             let space_before = (spaces << 1) | u64::from(after_space);
             words += (!spaces & space_before).count_ones() as usize;
@@ -74,6 +78,25 @@ pub(crate) fn count(text: &str) -> Counts {
         words,
         characters,
     }
+}
+
+const LOW: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// For eight ASCII bytes (little-endian in a `u64`): one bit per whitespace byte (bit k for byte
+/// k), and how many are `\n`. Each test leaves a byte's high bit set where it holds, without
+/// borrows between bytes, since every byte is below 0x80.
+fn ascii_spaces_and_newlines(x: u64) -> (u64, u32) {
+    let at_least = |n: u8| ((x | HIGH) - LOW * u64::from(n)) & HIGH;
+    let equal = |c: u8| {
+        let t = x ^ (LOW * u64::from(c));
+        !((t | HIGH) - LOW) & HIGH
+    };
+    let newline = equal(b'\n');
+    let space = (at_least(b'\t') & !at_least(b'\r' + 1)) | equal(b' ');
+    // Gathers the high bit of byte k into bit k of the top byte.
+    let bits = ((space >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56;
+    (bits, newline.count_ones())
 }
 
 /// The ASCII characters [`char::is_whitespace`] accepts: `\t`, `\n`, `\x0B`, `\x0C`, `\r`, space.
@@ -135,6 +158,41 @@ mod tests {
             lines: contents(text).count(),
             words: text.split_whitespace().count(),
             characters: text.chars().count(),
+        }
+    }
+
+    proptest::proptest! {
+        /// Law: the one-pass count equals the plain definitions for any text, ASCII runs long
+        /// enough for the block path mixed with Unicode letters and whitespace.
+        #[test]
+        fn one_pass_counts_equal_the_plain_definitions(
+            text in "([a-z ]{0,70}|[\\t\\n\\r\\x0B\\x0C]|é|日本|\u{3000}|\u{a0}|\u{2028}|\u{85}){0,40}",
+        ) {
+            proptest::prop_assert_eq!(count(&text), naive(&text));
+        }
+    }
+
+    #[test]
+    fn eight_bytes_at_once_classify_every_ascii_byte_in_every_position() {
+        for b in 0u8..0x80 {
+            assert_eq!(is_ascii_space(b), char::from(b).is_whitespace(), "{b:#x}");
+            for filler in [b'a', b' ', b'\n', 0x7F] {
+                for k in 0..8 {
+                    let mut bytes = [filler; 8];
+                    bytes[k] = b;
+                    let spaces = bytes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &c)| u64::from(is_ascii_space(c)) << i)
+                        .sum::<u64>();
+                    let newlines = bytes.iter().filter(|&&c| c == b'\n').count() as u32;
+                    assert_eq!(
+                        ascii_spaces_and_newlines(u64::from_le_bytes(bytes)),
+                        (spaces, newlines),
+                        "{bytes:?}"
+                    );
+                }
+            }
         }
     }
 

@@ -196,10 +196,10 @@ impl TextProcessingToolset {
     }
 
     /// Searches a text like ripgrep with line numbers (Rust regex syntax; case-sensitive unless
-    /// `ignore_case` is true). Output: each matching line as `<N>:<line>`, with `context` lines
-    /// before and after each as `<N>-<line>` (N is the 1-based line number), and `--` between
-    /// groups of lines that are not adjacent; `No matches found for pattern '<pattern>'` when
-    /// none match. Structured: `{"pattern", "matching_lines"}`.
+    /// `ignore_case` is true). Output: each matching line as `<N>:<line>` (N is the 1-based line
+    /// number), one per line; with `context`, also that many lines before and after each match,
+    /// as `<N>-<line>`, and `--` between groups of lines that are not adjacent; `No matches found
+    /// for pattern '<pattern>'` when none match. Structured: `{"pattern", "matching_lines"}`.
     ///
     /// # Arguments
     /// * `text` - The text to search.
@@ -223,19 +223,13 @@ impl TextProcessingToolset {
             let bytes = text.as_bytes();
             // Line numbers: newlines counted between consecutive matches.
             let (mut number, mut counted_to) = (1usize, 0usize);
-            let mut previous: Option<usize> = None;
             matcher.for_each_match(text, |line| {
                 number += memchr::memchr_iter(b'\n', &bytes[counted_to..line.start]).count();
                 counted_to = line.start;
-                if let Some(previous) = previous {
-                    out.push_str(if number == previous + 1 {
-                        "\n"
-                    } else {
-                        "\n--\n"
-                    });
+                if count > 0 {
+                    out.push('\n');
                 }
                 let _ = write!(out, "{number}:{}", line.content(text));
-                previous = Some(number);
                 count += 1;
                 ControlFlow::Continue(())
             });

@@ -2,7 +2,8 @@
 //!
 //! A line matches when the regex matches somewhere in its content (see [`crate::lines`]), as if the
 //! line were searched on its own: `^` and `$` match at the start and end of each line, and `\A`,
-//! `\z` do too. Searching line by line costs one regex call per line; instead, as ripgrep does,
+//! `\z` do too. (The regex is in CRLF mode, so `^` and `$` also match after and before a lone
+//! `\r` inside a line.) Searching line by line costs one regex call per line; instead, as ripgrep does,
 //! the whole text is searched, and after a match the search jumps to the next line. Both ways find
 //! the same lines: the regex is built in multi-line CRLF mode, so its anchors treat line ends as
 //! a line on its own would, and a match that reaches past its line's content (a pattern that can
@@ -188,8 +189,11 @@ mod tests {
             found.push(line.content(text).to_owned());
             ControlFlow::Continue(())
         });
+        // Each line on its own, by the `regex` crate, in the mode the module documents.
         let oracle = regex::RegexBuilder::new(pattern)
             .case_insensitive(ignore_case)
+            .multi_line(true)
+            .crlf(true)
             .build()
             .unwrap();
         let expected = lines(text)
@@ -248,6 +252,24 @@ mod tests {
         assert!(short_prefilter(&parse("error")).is_none());
         assert!(short_prefilter(&parse("(?i)er")).is_none());
         assert!(short_prefilter(&parse(r"(?i)\w+")).is_none());
+    }
+
+    proptest::proptest! {
+        /// Law: for any text of short lines (LF, CRLF, lone CR, non-ASCII) and any pattern from a
+        /// family that exercises anchors, line endings and case folding, the whole-text search
+        /// finds exactly the lines that match when each is searched on its own.
+        #[test]
+        fn whole_text_search_agrees_with_line_by_line_search(
+            text in "([aAbé \\r]{0,6}(\\n|\\r\\n)?){0,12}",
+            pattern in proptest::sample::select(vec![
+                "a", "ab", "^a", "a$", "^$", r"\s", r"b\s*a", r"\r", r"\n", "(?s).", "é$", r"\bab",
+                "", r"\Aa", r"a\z", "aab|ba", r"[^b]+$", r"(?i)abé",
+            ]),
+            ignore_case in proptest::bool::ANY,
+        ) {
+            let (found, expected) = both_ways(pattern, ignore_case, &text);
+            proptest::prop_assert_eq!(found, expected);
+        }
     }
 
     #[test]

@@ -453,18 +453,29 @@ fn wc_refuses_a_boolean_it_cannot_read() {
 const LOG: &str = "start\nerror: disk\nok\nok\nok\nerror: net\nok\nERROR: cpu\nend";
 
 #[test]
-fn rg_prints_line_numbers_and_separates_non_adjacent_matches() {
+fn rg_prints_matching_lines_with_their_line_numbers() {
+    // As ripgrep: without context there are no groups to separate.
     assert_eq!(
         text("text_rg", json!({"text": LOG, "pattern": "error"})),
-        "2:error: disk\n--\n6:error: net"
+        "2:error: disk\n6:error: net"
     );
 }
 
 #[test]
-fn rg_keeps_adjacent_matches_in_one_group() {
+fn rg_with_context_keeps_adjacent_lines_in_one_group_and_separates_the_others() {
     assert_eq!(
-        text("text_rg", json!({"text": "a\na\nb\na", "pattern": "a"})),
-        "1:a\n2:a\n--\n4:a"
+        text(
+            "text_rg",
+            json!({"text": "a\na\nb\nc\nd\na", "pattern": "a", "context": "1"})
+        ),
+        "1:a\n2:a\n3-b\n--\n5-d\n6:a"
+    );
+    assert_eq!(
+        text(
+            "text_rg",
+            json!({"text": "a\nb\nc\na", "pattern": "a", "context": "1"})
+        ),
+        "1:a\n2-b\n3-c\n4:a"
     );
 }
 
@@ -475,7 +486,7 @@ fn rg_is_case_sensitive_unless_ignore_case_is_the_string_true() {
             "text_rg",
             json!({"text": LOG, "pattern": "^error", "ignore_case": "true"})
         ),
-        "2:error: disk\n--\n6:error: net\n--\n8:ERROR: cpu"
+        "2:error: disk\n6:error: net\n8:ERROR: cpu"
     );
 }
 
