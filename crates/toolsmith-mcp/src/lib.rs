@@ -69,11 +69,15 @@ pub fn serve_stdio_with(registry: Registry, config: McpConfig) -> Result<(), Ser
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(server.serve_stdio())
+    let served = runtime.block_on(server.serve_stdio());
+    // A tool still running past its timeout must not keep the process alive once the client
+    // has gone.
+    runtime.shutdown_background();
+    served
 }
 
-/// Serves `registry` over streamable HTTP at `addr` (the MCP endpoint is `/mcp`), statelessly,
-/// with `config`, until the process ends. Starts its own async runtime.
+/// Serves `registry` over streamable HTTP at `addr` (every path answers; `/mcp` by convention),
+/// statelessly, with `config`, until the process ends. Starts its own async runtime.
 ///
 /// # Errors
 /// When a tool cannot be declared, the runtime cannot start, or `addr` cannot be bound.
