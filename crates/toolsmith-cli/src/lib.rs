@@ -30,8 +30,9 @@
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file.
 //! - `mcp [--http ADDR]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's own
 //!   stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
-//!   messages), or over stateless streamable HTTP at ADDR; `--max-request-bytes`,
-//!   `--max-concurrent-calls` and `--call-timeout` set the limits.
+//!   messages), or over stateless streamable HTTP at ADDR (answering loopback `Host` names, and
+//!   each `--allow-host HOST`); `--max-request-bytes`, `--max-concurrent-calls` and
+//!   `--call-timeout` set the limits.
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
