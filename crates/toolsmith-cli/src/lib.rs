@@ -32,8 +32,9 @@
 //!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
 //! - `mcp [--http ADDR]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's own
 //!   stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
-//!   messages), or over stateless streamable HTTP at ADDR; `--max-request-bytes`,
-//!   `--max-concurrent-calls` and `--call-timeout` set the limits.
+//!   messages), or over stateless streamable HTTP at ADDR (answering loopback `Host` names, and
+//!   each `--allow-host HOST`); `--max-request-bytes`, `--max-concurrent-calls` and
+//!   `--call-timeout` set the limits.
 //! - `agent [--base-url URL] [--model NAME] [--tools NAME]... [--max-steps N] [--json] QUESTION`:
 //!   the question answered by a model behind an OpenAI-compatible API, over the registered tools
 //!   (or those named), with [`toolsmith_agent::ReAct`]. The base URL and model default to

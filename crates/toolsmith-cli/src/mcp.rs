@@ -17,6 +17,10 @@ pub struct McpArgs {
     /// stdio.
     #[arg(long, value_name = "ADDR")]
     http: Option<SocketAddr>,
+    /// A `Host` header the HTTP server accepts, instead of loopback names only (the guard against
+    /// DNS rebinding); repeat it for each name clients or a load balancer use.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    allow_hosts: Vec<String>,
     /// The largest request accepted, in bytes.
     #[arg(long, value_name = "BYTES", default_value_t = McpConfig::DEFAULT_MAX_REQUEST_BYTES)]
     max_request_bytes: usize,
@@ -37,10 +41,13 @@ impl McpArgs {
                 self.call_timeout
             ))
         })?;
-        let config = McpConfig::default()
+        let mut config = McpConfig::default()
             .with_max_request_bytes(self.max_request_bytes)
             .with_max_concurrent_calls(self.max_concurrent_calls)
             .with_call_timeout(timeout);
+        if !self.allow_hosts.is_empty() {
+            config = config.with_allowed_hosts(self.allow_hosts.iter().cloned());
+        }
         let served = match self.http {
             Some(addr) => toolsmith_mcp::serve_http(registry.clone(), addr, config),
             None => toolsmith_mcp::serve_stdio_with(registry.clone(), config),

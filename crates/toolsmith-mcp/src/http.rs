@@ -49,12 +49,15 @@ impl McpServer {
             .map_err(|error| ServeError::Connection(error.to_string()))
     }
 
-    /// Serves one client over this process's stdin and stdout.
+    /// Serves one client over this process's stdin and stdout. When both are pipes (as MCP
+    /// clients launch servers) they are read and written on the runtime's I/O driver rather than
+    /// through a blocking thread per read and write (rmcp's `stdio_pipes`).
     ///
     /// # Errors
     /// As [`serve`](McpServer::serve).
     pub async fn serve_stdio(&self) -> Result<(), ServeError> {
-        self.serve(tokio::io::stdin(), tokio::io::stdout()).await
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve(read, write).await
     }
 
     /// The streamable HTTP service (a tower service, to mount at `/mcp` in any HTTP server),

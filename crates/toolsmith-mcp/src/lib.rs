@@ -63,11 +63,21 @@ pub fn serve_stdio(registry: Registry) -> Result<(), ServeError> {
 /// As [`serve_stdio`].
 pub fn serve_stdio_with(registry: Registry, config: McpConfig) -> Result<(), ServeError> {
     let server = McpServer::new(registry, config)?;
-    runtime()?.block_on(server.serve_stdio())
+    // One client: its messages on one thread (fewer wake-ups between threads per call), its
+    // tools on the blocking pool as always.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    let served = runtime.block_on(server.serve_stdio());
+    // A tool still running past its timeout must not keep the process alive once the client
+    // has gone.
+    runtime.shutdown_background();
+    served
 }
 
-/// Serves `registry` over streamable HTTP at `addr` (the MCP endpoint is `/mcp`), statelessly,
-/// with `config`, until the process ends. Starts its own async runtime.
+/// Serves `registry` over streamable HTTP at `addr` (every path answers; `/mcp` by convention),
+/// statelessly, with `config`, until the process ends. Starts its own async runtime.
 ///
 /// # Errors
 /// When a tool cannot be declared, the runtime cannot start, or `addr` cannot be bound.
@@ -77,17 +87,14 @@ pub fn serve_http(
     config: McpConfig,
 ) -> Result<(), ServeError> {
     let server = McpServer::new(registry, config)?;
-    runtime()?.block_on(async move {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ServeError::Runtime)?;
+    runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|error| ServeError::Bind { addr, error })?;
         server.serve_http(listener).await
     })
-}
-
-fn runtime() -> Result<tokio::runtime::Runtime, ServeError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(ServeError::Runtime)
 }

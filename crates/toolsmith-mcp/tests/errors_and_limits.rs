@@ -187,11 +187,16 @@ async fn every_declared_input_schema_is_an_object() {
 
 /// Posts `body` to a server on `port` as an MCP client would; returns the status line and body.
 async fn post(port: u16, body: &str) -> (String, String) {
+    post_as(port, &format!("127.0.0.1:{port}"), body).await
+}
+
+/// [`post`] with the `Host` header `host`.
+async fn post_as(port: u16, host: &str, body: &str) -> (String, String) {
     let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
         .unwrap();
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
@@ -245,6 +250,20 @@ async fn over_http_bad_json_is_an_error_and_the_server_keeps_serving() {
     let call = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
                       "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
     let (status, body) = post(port, &call.to_string()).await;
+    assert!(
+        status.contains("200") && body.contains(r#""text":"5""#),
+        "{status}: {body}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn over_http_only_the_allowed_hosts_are_answered() {
+    let port = http_server(McpConfig::default().with_allowed_hosts(["mcp.example.com"])).await;
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": "add", "arguments": {"a": 2, "b": 3}}});
+    let (status, body) = post(port, &call.to_string()).await;
+    assert!(status.contains("403"), "{status}: {body}");
+    let (status, body) = post_as(port, "mcp.example.com", &call.to_string()).await;
     assert!(
         status.contains("200") && body.contains(r#""text":"5""#),
         "{status}: {body}"

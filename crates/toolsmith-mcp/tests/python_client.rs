@@ -11,7 +11,7 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 
 use serde_json::{Value, json};
 use toolsmith_mcp::{McpConfig, McpServer};
@@ -27,15 +27,24 @@ fn main() -> ExitCode {
             }
         };
     }
+    let leaving =
+        std::panic::catch_unwind(a_client_leaving_ends_the_server_even_with_a_tool_running);
+    println!(
+        "test a_client_leaving_ends_the_server_even_with_a_tool_running ... {}",
+        if leaving.is_ok() { "ok" } else { "FAILED" }
+    );
+    if leaving.is_err() {
+        return ExitCode::FAILURE;
+    }
     let Some(python) = toolsmith_testkit::require("python") else {
-        println!("test result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
+        println!("test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out");
         return ExitCode::SUCCESS;
     };
     let stdio = over_stdio(&python, "stdio");
     let legacy = over_stdio(&python, "stdio-legacy");
     let http = over_http(&python);
     let mut failed = 0;
-    let mut passed = 0;
+    let mut passed = 1;
     let runs = [
         ("stdio", &stdio),
         ("stdio_initialize", &legacy),
@@ -108,6 +117,50 @@ const CHECKS: &[(&str, Check)] = &[
         the_server_keeps_serving_after_errors,
     ),
 ];
+
+/// This binary as a stdio server, a call to `wait` (whose gate nobody opens) in flight, and
+/// stdin closed: the server exits all the same (checked for 60 s, then given up on as hung).
+fn a_client_leaving_ends_the_server_even_with_a_tool_running() {
+    use std::io::{BufRead, BufReader, Write};
+
+    let mut server = Command::new(std::env::current_exe().unwrap())
+        .arg("--serve-stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "wait", "arguments": {}}});
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+    writeln!(stdin, "{initialize}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    writeln!(stdin, "{call}\n{list}").unwrap();
+    // The listing answers while the call waits: the call is in flight.
+    line.clear();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains(r#""id":3"#), "{line}");
+    drop(stdin);
+    for _ in 0..600 {
+        if let Some(status) = server.try_wait().unwrap() {
+            assert!(status.success(), "{status}");
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = server.kill();
+    panic!("the server kept running after its client left");
+}
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
