@@ -13,6 +13,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::fold_style;
+use super::literal::Decimal;
 use super::scalar::{Int, integer_violations, number_violations, string_violations};
 use crate::policy::Limits;
 use crate::ty::{EnumType, EnumValue, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph};
@@ -138,7 +139,16 @@ impl<'de> Visitor<'de> for Resolved<'_> {
 
     fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
         match self.ty {
-            Type::Number(nt) if f.is_finite() && number_violations(nt, f).is_empty() => Ok(()),
+            // A float's literal is not seen here: `0.0` may be `1e-400` read as 0, and
+            // `multipleOf` is decided on the digits sent, so both take the full coercion.
+            Type::Number(nt)
+                if f.is_finite()
+                    && f != 0.0
+                    && nt.multiple_of.is_none()
+                    && number_violations(nt, f, || None).is_empty() =>
+            {
+                Ok(())
+            }
             _ => no(),
         }
     }
@@ -188,7 +198,9 @@ impl<'g> Resolved<'g> {
     fn integer<E: de::Error>(self, n: Int) -> Result<(), E> {
         let ok = match self.ty {
             Type::Integer(it) => integer_violations(it, n).is_empty(),
-            Type::Number(nt) => number_violations(nt, n as f64).is_empty(),
+            Type::Number(nt) => {
+                number_violations(nt, n as f64, || Some(Decimal::of_int(n))).is_empty()
+            }
             Type::Enum(et) => et
                 .variants
                 .iter()

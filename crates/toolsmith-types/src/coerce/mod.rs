@@ -12,6 +12,7 @@
 
 mod canonical;
 mod compound;
+mod literal;
 mod path;
 mod scalar;
 
@@ -26,6 +27,8 @@ use crate::ty::{Type, TypeGraph};
 use path::Path;
 
 pub(crate) use canonical::is_canonical_text;
+use literal::Literals;
+pub(crate) use literal::number_tokens;
 
 /// A successful coercion: the canonical value and every repair made to reach it.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,9 +67,13 @@ pub struct Coerced {
 /// [`Limits::max_errors`](crate::Limits::max_errors) the rest are summarised in one
 /// `too_many_errors` error at the end.
 pub fn coerce(graph: &TypeGraph, input: &Value, policy: &Policy) -> Result<Coerced, CoerceErrors> {
-    let mut coercer = Coercer::new(graph, policy);
+    let literals = Literals::none();
+    let mut coercer = Coercer::new(graph, policy, &literals);
     let value = coercer.value(&graph.root, input, &Path::ROOT);
-    coercer.finish(value.map(|out| out.into_value(input)))
+    coercer.finish(value).map(|coerced| Coerced {
+        value: coerced.value.into_value(input),
+        repairs: coerced.repairs,
+    })
 }
 
 /// Coerces `input`, taken by value, to the root type of `graph` under `policy`: the same as
@@ -80,12 +87,33 @@ pub fn coerce_owned(
     input: Value,
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
-    let mut coercer = Coercer::new(graph, policy);
-    let value = coercer.value(&graph.root, &input, &Path::ROOT);
-    coercer.finish(value.map(|out| match out {
-        Out::Same => input,
-        Out::New(value) => value,
-    }))
+    coerce_read(graph, input, None, policy)
+}
+
+/// [`coerce_owned`] for a value read from text whose number literals, in document order, are
+/// `tokens`: numbers are then decided on the digits that were sent.
+pub(crate) fn coerce_read(
+    graph: &TypeGraph,
+    input: Value,
+    tokens: Option<&[String]>,
+    policy: &Policy,
+) -> Result<Coerced, CoerceErrors> {
+    let value = {
+        let literals = match tokens {
+            Some(tokens) => Literals::attach(&input, tokens.iter().map(String::as_str)),
+            None => Literals::none(),
+        };
+        let mut coercer = Coercer::new(graph, policy, &literals);
+        let value = coercer.value(&graph.root, &input, &Path::ROOT);
+        coercer.finish(value)
+    };
+    value.map(|coerced| Coerced {
+        value: match coerced.value {
+            Out::Same => input,
+            Out::New(value) => value,
+        },
+        repairs: coerced.repairs,
+    })
 }
 
 /// Text folded for matching across case and word style: lowercase, without `_`, `-` or spaces,
@@ -129,10 +157,22 @@ impl Out {
     }
 }
 
+/// A coercion's result before the input is given up: the canonical value relative to it.
+struct Finished {
+    value: Out,
+    repairs: Vec<Repair>,
+}
+
 /// The walk's state: the graph, the policy, and the diagnostics found so far.
 struct Coercer<'g> {
     graph: &'g TypeGraph,
     policy: &'g Policy,
+    /// The literals of the input's numbers, where it was read from text.
+    literals: &'g Literals<'g>,
+    /// How many values sent as JSON text (whose numbers have no literals) enclose this step.
+    in_json_text: u32,
+    /// How many field defaults (part of the type, not of the input) enclose this step.
+    in_default: u32,
     repairs: Vec<Repair>,
     errors: Vec<CoerceError>,
     /// How many speculative coercions enclose the current step.
@@ -186,10 +226,13 @@ impl Trial {
 }
 
 impl<'g> Coercer<'g> {
-    fn new(graph: &'g TypeGraph, policy: &'g Policy) -> Self {
+    fn new(graph: &'g TypeGraph, policy: &'g Policy, literals: &'g Literals<'g>) -> Self {
         Coercer {
             graph,
             policy,
+            literals,
+            in_json_text: 0,
+            in_default: 0,
             repairs: Vec::new(),
             errors: Vec::new(),
             trial_depth: 0,
@@ -199,10 +242,10 @@ impl<'g> Coercer<'g> {
     }
 
     /// The result: the value when nothing went wrong, else every error (capped).
-    fn finish(mut self, value: Option<Value>) -> Result<Coerced, CoerceErrors> {
+    fn finish(mut self, value: Option<Out>) -> Result<Finished, CoerceErrors> {
         match value {
             Some(value) if self.errors.is_empty() => {
-                return Ok(Coerced {
+                return Ok(Finished {
                     value,
                     repairs: self.repairs,
                 });
@@ -290,8 +333,10 @@ impl<'g> Coercer<'g> {
             {
                 return None;
             }
-            let out = self.dispatch(ty, &parsed, path, hops + 1)?;
-            return Some(match out {
+            self.in_json_text += 1;
+            let out = self.dispatch(ty, &parsed, path, hops + 1);
+            self.in_json_text -= 1;
+            return Some(match out? {
                 Out::Same => Out::New(parsed),
                 changed => changed,
             });
@@ -365,6 +410,14 @@ impl<'g> Coercer<'g> {
         self.repairs.extend(trial.repairs);
         self.errors.extend(trial.errors);
         trial.value
+    }
+
+    /// The literal the number `node` was sent as, when it is known.
+    fn literal(&self, node: &Value, number: &serde_json::Number) -> Option<String> {
+        match self.in_json_text {
+            0 => self.literals.of(node, number),
+            _ => (!number.is_f64()).then(|| number.to_string()),
+        }
     }
 
     /// Records an error at `path`.
