@@ -6,8 +6,9 @@
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolsmith_types::{
-    Arguments, CoerceErrors, Coerced, Describe, Field, NumberType, Policy, StructType, Type,
-    TypeGraph, coerce, coerce_arguments, deserialize_arguments,
+    Arguments, CoerceErrors, Coerced, Describe, Dialect, Field, LintTool, NumberType, Policy,
+    StructType, Type, TypeGraph, coerce, coerce_arguments, deserialize_arguments, lint,
+    parameters_schema,
 };
 
 /// Arguments with one field `x` of type `ty`.
@@ -316,4 +317,27 @@ fn multiple_of_is_decided_alike_on_the_fast_path() {
         &Policy::default(),
     );
     assert!(out.is_err());
+}
+
+#[test]
+fn an_i64_bound_is_emitted_in_every_dialect_and_lints_clean() {
+    let graph = one(i64::describe(&mut Default::default()));
+    for dialect in Dialect::ALL {
+        let schema = parameters_schema(&graph, dialect).unwrap();
+        let x = &schema["properties"]["x"];
+        match dialect {
+            // Bounds it cannot state go into the description.
+            Dialect::Anthropic { strict: true } => {
+                assert!(x.get("maximum").is_none(), "{x}");
+                let description = x["description"].as_str().unwrap_or_default();
+                assert!(description.contains("9223372036854775807"), "{x}");
+            }
+            _ => assert_eq!(x["maximum"], json!(i64::MAX), "{dialect:?}: {x}"),
+        }
+        let tools = [LintTool {
+            name: "bounded",
+            parameters: &graph,
+        }];
+        assert_eq!(lint(&tools, dialect), [], "{dialect:?}");
+    }
 }
