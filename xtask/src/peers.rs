@@ -13,7 +13,11 @@ use crate::{Error, process};
 /// What the peer environment holds, as pip requirement specifiers.
 ///
 /// Each entry says which tests or benchmarks need it.
-pub const PYTHON_PACKAGES: &[&str] = &[];
+pub const PYTHON_PACKAGES: &[&str] = &[
+    // The peer of the `coerce` benchmark (`crates/toolsmith-types/benches/coerce.rs`):
+    // pydantic's `TypeAdapter.validate_json` on the same arguments.
+    "pydantic",
+];
 
 /// The peer environment's directory under the workspace root.
 pub fn venv_dir(root: &Path) -> PathBuf {

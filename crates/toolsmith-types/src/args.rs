@@ -21,7 +21,8 @@ use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use crate::coerce::{
-    Coerced, abridged_text, coerce, coerce_read, is_canonical_text, number_tokens,
+    Coerced, Fast, abridged_text, coerce, coerce_read, is_canonical_text, number_tokens,
+    read_canonical,
 };
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
 use crate::policy::{Limits, Mode, Policy};
@@ -176,14 +177,21 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
         Arguments::Json(Value::String(text)) => Some(text.as_str()),
         Arguments::Json(_) => None,
     };
-    if let Some(text) = text
-        && is_canonical_text(graph, text, &policy.limits)
-        && let Ok(value) = serde_json::from_str::<T>(text)
-    {
-        return Ok(Deserialized {
-            value,
-            repairs: Vec::new(),
-        });
+    if let Some(text) = text {
+        let clean = match read_canonical::<T>(graph, text, &policy.limits) {
+            Fast::Read(value) => Some(value),
+            // `T` wants the text itself: check it, then let serde hand it over.
+            Fast::RawText if is_canonical_text(graph, text, &policy.limits) => {
+                serde_json::from_str::<T>(text).ok()
+            }
+            Fast::RawText | Fast::NotCanonical => None,
+        };
+        if let Some(value) = clean {
+            return Ok(Deserialized {
+                value,
+                repairs: Vec::new(),
+            });
+        }
     }
     let coerced = coerce_arguments(graph, arguments, policy)?;
     match serde_json::from_value::<T>(coerced.value) {

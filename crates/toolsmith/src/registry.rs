@@ -138,7 +138,9 @@ impl std::error::Error for RegistryError {}
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     tools: Vec<RegisteredTool>,
-    by_name: HashMap<String, usize>,
+    /// Names hashed with foldhash: the lookup is on every call's path, and names are the
+    /// program's own (no hostile keys to flood a table).
+    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
 }
 
 impl Registry {

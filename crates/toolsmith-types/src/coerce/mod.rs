@@ -26,7 +26,7 @@ use crate::ty::{Type, TypeGraph};
 
 use path::Path;
 
-pub(crate) use canonical::is_canonical_text;
+pub(crate) use canonical::{Fast, is_canonical_text, read_canonical};
 use literal::Literals;
 pub(crate) use literal::number_tokens;
 

@@ -693,6 +693,27 @@ fn bound_violations<T: Copy + PartialOrd + std::fmt::Display>(
     out
 }
 
+/// Whether `n` meets every constraint of `it`: [`integer_violations`] finds none.
+#[inline]
+pub(super) fn integer_ok(it: &IntegerType, n: Int) -> bool {
+    it.minimum.is_none_or(|b| n >= b)
+        && it.maximum.is_none_or(|b| n <= b)
+        && it.exclusive_minimum.is_none_or(|b| n > b)
+        && it.exclusive_maximum.is_none_or(|b| n < b)
+        && it
+            .multiple_of
+            .is_none_or(|m| m == 0 || n % Int::from(m) == 0)
+}
+
+/// Whether `f` is within the bounds of `nt` (`multipleOf` aside).
+#[inline]
+pub(super) fn number_bounds_ok(nt: &NumberType, f: f64) -> bool {
+    nt.minimum.is_none_or(|b| f >= b)
+        && nt.maximum.is_none_or(|b| f <= b)
+        && nt.exclusive_minimum.is_none_or(|b| f > b)
+        && nt.exclusive_maximum.is_none_or(|b| f < b)
+}
+
 /// The constraints of `it` that `n` breaks.
 pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, String)> {
     let checks = bounds(
