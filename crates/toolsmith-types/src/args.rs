@@ -52,7 +52,8 @@ pub struct ParsedArguments {
 /// fence, comments, trailing commas, single quotes, unquoted keys, Python `True`/`False`/`None`,
 /// an object encoded twice as a JSON string) is repaired, one [`Repair`] per kind, each at path
 /// `""` with the original text as `from` (cut after 1024 characters). Numbers keep their exact
-/// integer or float value.
+/// integer or float value; [`coerce_arguments`] also keeps their literals, to decide on the digits
+/// that were sent (a literal `1.10` for a string field is `"1.10"`).
 ///
 /// ```
 /// use serde_json::json;
@@ -134,9 +135,11 @@ pub struct Deserialized<T> {
 /// Reads and coerces `arguments` as [`coerce_arguments`] does, then deserializes the canonical
 /// value into `T`, whose [`Describe`](crate::Describe) is `graph`.
 ///
-/// Clean text (already the canonical value: the common case) is checked in one streaming pass
-/// and deserialized straight from the text, without building a `serde_json::Value`; anything
-/// else takes the full coercion, and then serde builds `T` from the canonical value. Both paths
+/// Clean text (already the canonical value: the common case) is deserialized straight from the
+/// text, in one pass that checks each value against `graph` as `T` reads it, without building a
+/// `serde_json::Value` (a `T` that takes the raw text, such as `RawValue`, is checked first and
+/// read after); anything else takes the full coercion, and then serde builds `T` from the
+/// canonical value. Both paths
 /// report the same repairs and errors, and give the same `T` for any `T` that does not depend on
 /// the order of object keys or on the raw text (`serde_json::value::RawValue` does; so does a
 /// `Value` with serde_json's `preserve_order`, whose keys keep the order they were sent in).

@@ -1,5 +1,19 @@
 //! Scalars and enums: strings, integers, numbers, booleans, and closed sets of values, with the
 //! constraints they carry.
+//!
+//! Numbers, decided on the literal sent where argument text gave one (see `literal.rs`):
+//!
+//! | target ← input | verdict |
+//! |---|---|
+//! | integer ← an integer literal in `i64::MIN..=u64::MAX` | accept, exactly |
+//! | integer ← an integer literal outside it (`-9223372036854775809`) | reject: `int_out_of_range` |
+//! | integer ← a whole float up to 2^53 (`5.0`, `1e3`) | repair: `int_from_float` |
+//! | integer ← a whole float past 2^53 (`9007199254740993.0`) | reject: `int_from_float`, asking for the digits |
+//! | integer ← a float whose digits have a fraction (`1.0000000000000000001`) | reject: `int_from_float` |
+//! | number ← a literal too small for an `f64` (`1e-400`, or as text) | reject: `float_out_of_range` |
+//! | number with `multipleOf` | decided exactly on decimals: the literal sent, and the bound's shortest decimal |
+//! | string ← a number | repair: the literal as sent (`1.10` → `"1.10"`, `1e2` → `"1e2"`, `-0` → `"-0"`) |
+//! | string ← a parsed float past 2^53 with no literal | reject: its digits were not kept |
 
 use serde_json::{Number, Value};
 
