@@ -232,6 +232,7 @@ impl Registry {
     }
 
     /// The tool named `name`, with where it came from.
+    #[inline]
     pub fn entry(&self, name: &str) -> Option<&RegisteredTool> {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
@@ -240,6 +241,7 @@ impl Registry {
     ///
     /// # Errors
     /// [`ToolError::NotFound`].
+    #[inline]
     pub fn find(&self, name: &str) -> Result<&RegisteredTool, ToolError> {
         self.entry(name).ok_or_else(|| ToolError::NotFound {
             name: name.to_owned(),

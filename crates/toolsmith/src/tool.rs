@@ -140,6 +140,7 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     /// A text output.
+    #[inline]
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
             text: text.into(),
@@ -149,6 +150,7 @@ impl ToolOutput {
     }
 
     /// A structured output; its text is the compact JSON.
+    #[inline]
     pub fn structured(value: Value) -> Self {
         ToolOutput {
             // Straight to a string (`Display` goes through a formatter, slower on the call path);
@@ -160,6 +162,7 @@ impl ToolOutput {
     }
 
     /// The same output, recording the repairs its arguments needed.
+    #[inline]
     pub fn with_repairs(mut self, repairs: Vec<Repair>) -> Self {
         self.repairs = repairs;
         self
