@@ -194,6 +194,16 @@ fn a_number_for_a_string_keeps_its_literal_through_text_repairs() {
 }
 
 #[test]
+fn a_number_for_a_string_keeps_its_literal_inside_json_sent_as_text() {
+    let graph = one(Type::array(Type::string()));
+    let out = text(&graph, r#"{"x": "[1.10, 1e2, -0, 7]"}"#).unwrap();
+    assert_eq!(out.value, json!({"x": ["1.10", "1e2", "-0", "7"]}));
+    let graph = one(Type::array(Type::integer()));
+    let errors = text(&graph, r#"{"x": "[-9223372036854775809]"}"#).unwrap_err();
+    assert_eq!(errors.0[0].code.as_str(), "int_out_of_range");
+}
+
+#[test]
 fn a_number_for_a_string_deserializes_to_its_literal() {
     #[derive(Debug, Deserialize)]
     struct Args {

@@ -10,32 +10,32 @@
 //! for an integer, a number for a string, underflow, `multipleOf`).
 //!
 //! Only floats need this: an integer literal inside the 64-bit range is read exactly, and its
-//! text is its value's. Values that arrive already parsed (`Arguments::Json`, JSON inside a
-//! string) carry no literals, and are decided on the `serde_json::Number` itself.
+//! text is its value's. JSON sent inside a string (an array as text) keeps its literals too; a
+//! value that arrives already parsed (`Arguments::Json`) carries none, and is decided on the
+//! `serde_json::Number` itself.
 
 use std::collections::HashMap;
-use std::marker::PhantomData;
 
 use serde_json::{Number, Value};
 
 /// The literal text of number nodes of one argument tree whose text says more than their
 /// `f64` (`1.10`, `1e2`, `-0`, digits past 64 bits), found by the node's address.
 ///
-/// The table borrows the tree for `'v`, so the tree can neither move nor change while the
-/// addresses are in use; they are compared, never dereferenced.
-pub(crate) struct Literals<'v> {
+/// Addresses are compared, never dereferenced. A table is used only while its tree is borrowed
+/// by the walk (which neither moves nor changes it) and dropped before the tree is, so an address
+/// always names the node it was taken from.
+pub(crate) struct Literals {
     by_node: HashMap<*const Value, Box<str>, foldhash::fast::RandomState>,
     /// Whether every number of the tree was read from text: a node not in the table was then
     /// written exactly as its `Number` prints.
     complete: bool,
-    tree: PhantomData<&'v Value>,
 }
 
-impl<'v> Literals<'v> {
+impl Literals {
     /// Pairs the number nodes of `tree`, in document order, with `tokens`, the number literals
     /// of the text it was read from, in the same order. When they do not pair up, no literal is
     /// kept (the numbers are then decided on their values alone).
-    pub(crate) fn attach<'t>(tree: &'v Value, tokens: impl IntoIterator<Item = &'t str>) -> Self {
+    pub(crate) fn attach<'t>(tree: &Value, tokens: impl IntoIterator<Item = &'t str>) -> Self {
         let mut by_node = HashMap::with_hasher(foldhash::fast::RandomState::default());
         let mut tokens = tokens.into_iter();
         let mut stack = vec![tree];
@@ -60,7 +60,6 @@ impl<'v> Literals<'v> {
         Literals {
             by_node,
             complete: true,
-            tree: PhantomData,
         }
     }
 
@@ -69,7 +68,6 @@ impl<'v> Literals<'v> {
         Literals {
             by_node: HashMap::default(),
             complete: false,
-            tree: PhantomData,
         }
     }
 

@@ -168,9 +168,9 @@ struct Coercer<'g> {
     graph: &'g TypeGraph,
     policy: &'g Policy,
     /// The literals of the input's numbers, where it was read from text.
-    literals: &'g Literals<'g>,
-    /// How many values sent as JSON text (whose numbers have no literals) enclose this step.
-    in_json_text: u32,
+    literals: &'g Literals,
+    /// The literals of the values sent as JSON text that enclose this step, innermost last.
+    in_json_text: Vec<Literals>,
     /// How many field defaults (part of the type, not of the input) enclose this step.
     in_default: u32,
     repairs: Vec<Repair>,
@@ -226,12 +226,12 @@ impl Trial {
 }
 
 impl<'g> Coercer<'g> {
-    fn new(graph: &'g TypeGraph, policy: &'g Policy, literals: &'g Literals<'g>) -> Self {
+    fn new(graph: &'g TypeGraph, policy: &'g Policy, literals: &'g Literals) -> Self {
         Coercer {
             graph,
             policy,
             literals,
-            in_json_text: 0,
+            in_json_text: Vec::new(),
             in_default: 0,
             repairs: Vec::new(),
             errors: Vec::new(),
@@ -333,9 +333,11 @@ impl<'g> Coercer<'g> {
             {
                 return None;
             }
-            self.in_json_text += 1;
+            // Its numbers are decided on their literals too, while `parsed` is walked.
+            self.in_json_text
+                .push(Literals::attach(&parsed, number_tokens(text)));
             let out = self.dispatch(ty, &parsed, path, hops + 1);
-            self.in_json_text -= 1;
+            self.in_json_text.pop();
             return Some(match out? {
                 Out::Same => Out::New(parsed),
                 changed => changed,
@@ -414,10 +416,10 @@ impl<'g> Coercer<'g> {
 
     /// The literal the number `node` was sent as, when it is known.
     fn literal(&self, node: &Value, number: &serde_json::Number) -> Option<String> {
-        match self.in_json_text {
-            0 => self.literals.of(node, number),
-            _ => (!number.is_f64()).then(|| number.to_string()),
-        }
+        self.in_json_text
+            .last()
+            .unwrap_or(self.literals)
+            .of(node, number)
     }
 
     /// Records an error at `path`.
