@@ -134,6 +134,15 @@ fn a_float_literal_is_whole_only_when_its_digits_are() {
 }
 
 #[test]
+fn a_whole_float_for_an_integer_enum_is_a_recorded_repair_too() {
+    let levels = Type::Enum(toolsmith_types::EnumType::integers([1, 2, 3]));
+    let (value, repairs) = accepted(levels.clone(), "2.0");
+    assert_eq!((value, repairs), (json!(2), vec!["int_from_float"]));
+    let (value, repairs) = accepted(levels, "2");
+    assert_eq!((value, repairs.len()), (json!(2), 0));
+}
+
+#[test]
 fn minus_zero_for_an_integer_is_zero() {
     let (value, repairs) = accepted(Type::integer(), "-0");
     assert_eq!((value, repairs.len()), (json!(0), 0));

@@ -571,9 +571,13 @@ impl<'g> Coercer<'g> {
             },
             Value::Number(number) => {
                 let sent = self.literal(input, number);
-                let n = int_of_number(number, sent.as_deref()).ok().map(|(n, _)| n);
-                match n.and_then(|n| find_integer(et, n)) {
-                    Some(variant) => EnumMatch::Exact(variant),
+                let n = int_of_number(number, sent.as_deref()).ok();
+                match n.and_then(|(n, float)| Some((find_integer(et, n)?, float))) {
+                    // A whole float (`2.0`) naming an integer value, as for an integer.
+                    Some((variant, true)) if self.in_default == 0 => {
+                        EnumMatch::Repaired(variant, &[RepairCode::IntFromFloat])
+                    }
+                    Some((variant, _)) => EnumMatch::Exact(variant),
                     None => self.enum_from_scalar(et, input),
                 }
             }
