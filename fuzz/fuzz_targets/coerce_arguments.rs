@@ -1,7 +1,9 @@
 //! Argument text, as a model might send it, coerced against a fixed set of types under the
 //! lenient and the strict policy. Nothing may panic: every input ends in a value or in errors.
 //! Valid JSON is also coerced as already-parsed arguments. And `deserialize_arguments`, which
-//! skips coercion for text it finds canonical, must agree with `coerce_arguments` exactly.
+//! reads text it finds canonical straight into the Rust type (checking it in the same pass),
+//! must agree with `coerce_arguments` exactly, numbers too: those are decided on the literals
+//! sent, which only the full coercion sees.
 
 #![no_main]
 
@@ -10,8 +12,8 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use toolsmith_types::{
-    Arguments, EnumType, Field, MapType, Policy, StructType, TaggedUnion, Type, TypeGraph,
-    UnknownKeys, coerce_arguments, deserialize_arguments,
+    Arguments, EnumType, Field, MapType, NumberType, Policy, StructType, TaggedUnion, Type,
+    TypeGraph, UnknownKeys, coerce_arguments, deserialize_arguments,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -53,7 +55,15 @@ fn policies() -> &'static [Policy] {
 
 fn graphs() -> &'static [TypeGraph] {
     static GRAPHS: OnceLock<Vec<TypeGraph>> = OnceLock::new();
-    GRAPHS.get_or_init(|| vec![task_request(), shape(), tree(), TypeGraph::new(Type::Any)])
+    GRAPHS.get_or_init(|| {
+        vec![
+            task_request(),
+            shape(),
+            tree(),
+            numbers(),
+            TypeGraph::new(Type::Any),
+        ]
+    })
 }
 
 /// A task with a nested struct (by reference), enums, arrays, an optional nullable number and a
@@ -110,6 +120,27 @@ fn shape() -> TypeGraph {
                     ),
             ),
         )),
+    ))
+}
+
+/// Numbers of every kind: an integer, a string (numbers become their literal), a number with
+/// `multipleOf`, and a list of numbers.
+fn numbers() -> TypeGraph {
+    TypeGraph::new(Type::Struct(
+        StructType::new("Numbers")
+            .field(Field::new("count", Type::integer()).optional())
+            .field(Field::new("code", Type::string()).optional())
+            .field(
+                Field::new(
+                    "step",
+                    Type::Number(NumberType {
+                        multiple_of: Some(0.5),
+                        ..NumberType::default()
+                    }),
+                )
+                .optional(),
+            )
+            .field(Field::new("ratios", Type::array(Type::number())).optional()),
     ))
 }
 

@@ -19,6 +19,9 @@ pub const PYTHON_PACKAGES: &[&str] = &[
     // The official MCP Python SDK: the client in toolsmith-mcp's tests (stdio and streamable
     // HTTP), and the Python server `cargo xtask bench mcp` compares against.
     "mcp>=2",
+    // The peer of the `coerce` benchmark (`crates/toolsmith-types/benches/coerce.rs`):
+    // pydantic's `TypeAdapter.validate_json` on the same arguments.
+    "pydantic",
 ];
 
 /// The peer environment's directory under the workspace root.

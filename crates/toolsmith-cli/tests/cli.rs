@@ -497,3 +497,89 @@ fn schema_lint_of_a_file_checks_a_tool_name_only_when_given_one() {
         "tool `weather.v2`: the name does not match ^[A-Za-z0-9_-]{1,64}$ (openai)\n"
     );
 }
+
+/// `toolsmith coerce` against `numbers.json` (an integer `delta`, a string `id`, a number
+/// `ratio` and a number `step` with `multipleOf: 1`).
+fn coerce_numbers(arguments: &str) -> Run {
+    toolsmith(
+        &["coerce", "--schema", &fixture("numbers.json"), arguments],
+        "",
+    )
+}
+
+#[test]
+fn numbers_are_decided_on_the_digits_that_were_sent() {
+    let rejected = [
+        (
+            r#"{"delta": -9223372036854775809}"#,
+            "/delta",
+            "int_out_of_range",
+        ),
+        (
+            r#"{"delta": 18446744073709551616}"#,
+            "/delta",
+            "int_out_of_range",
+        ),
+        (
+            r#"{"delta": 9007199254740993.0}"#,
+            "/delta",
+            "int_from_float",
+        ),
+        (r#"{"ratio": 1e-400}"#, "/ratio", "float_out_of_range"),
+        (r#"{"ratio": "1e-400"}"#, "/ratio", "float_out_of_range"),
+        (r#"{"step": 1000000000.5}"#, "/step", "multiple_of"),
+    ];
+    for (arguments, path, code) in rejected {
+        let run = coerce_numbers(arguments);
+        assert_eq!(run.code, 1, "{arguments}: {}", run.stdout);
+        assert_eq!(
+            run.error_codes(),
+            [(path.to_owned(), code.to_owned())],
+            "{arguments}"
+        );
+    }
+    let asks_for_digits = coerce_numbers(r#"{"delta": 9007199254740993.0}"#).json();
+    let message = asks_for_digits["errors"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("written as digits (9007199254740993)"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_number_for_a_string_becomes_the_literal_that_was_sent() {
+    let id = "98249283749234923749234923749234923749234923749234923";
+    for literal in ["1.10", "1e2", "-0", id] {
+        let run = coerce_numbers(&format!(r#"{{"id": {literal}}}"#));
+        assert_eq!(run.code, 0, "{literal}: {}", run.stdout);
+        let out = run.json();
+        assert_eq!(out["value"], json!({"id": literal}));
+        assert_eq!(out["repairs"][0]["code"], "string_from_number");
+    }
+}
+
+#[test]
+fn a_whole_float_for_an_integer_is_a_repair_that_strict_refuses() {
+    for literal in ["1e3", "5.0"] {
+        let arguments = format!(r#"{{"delta": {literal}, "step": 1e9}}"#);
+        let run = coerce_numbers(&arguments);
+        assert_eq!(run.code, 0, "{literal}: {}", run.stdout);
+        let out = run.json();
+        assert!(out["value"]["delta"].is_i64(), "{}", out["value"]);
+        assert_eq!(out["repairs"][0]["code"], "int_from_float");
+        let strict = toolsmith(
+            &[
+                "coerce",
+                "--strict",
+                "--schema",
+                &fixture("numbers.json"),
+                &arguments,
+            ],
+            "",
+        );
+        assert_eq!(
+            strict.error_codes(),
+            [("/delta".to_owned(), "repair_refused".to_owned())]
+        );
+    }
+}

@@ -686,6 +686,12 @@ fn single_tool_impl(self_ty: &TokenStream, spec: &Ident) -> TokenStream {
             fn annotations(&self) -> ::toolsmith::__private::ToolAnnotations {
                 <#self_ty>::#spec.annotations
             }
+            fn declarations(&self) -> ::core::option::Option<&::toolsmith::__private::Declarations> {
+                // The spec is the type's alone, so one cache serves every value of the type.
+                static DECLARATIONS: ::toolsmith::__private::Declarations =
+                    ::toolsmith::__private::Declarations::new();
+                ::core::option::Option::Some(&DECLARATIONS)
+            }
             fn call(
                 &self,
                 arguments: ::toolsmith::__private::Arguments<'_>,

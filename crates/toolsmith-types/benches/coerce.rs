@@ -2,7 +2,9 @@
 //! coerced then deserialized (`deserialize_arguments`, what a tool runtime calls), against plain
 //! `serde_json::from_str` into the same Rust types, in the same run; a messy variant that needs
 //! repairs; and the path through a `serde_json::Value` (`coerce_arguments` + `from_value`),
-//! stage by stage.
+//! stage by stage. And, where the peer environment has it (`cargo xtask bench coerce` installs
+//! it), pydantic's `TypeAdapter.validate_json` on the same payload into the same model, timed in
+//! its own process and printed as a ratio to plain serde from this run.
 //!
 //! A plain timing loop (no harness). The cases are measured in interleaved rounds (one batch of
 //! each case per round, batches sized to about 20 ms), so a slow spell of a shared machine hits
@@ -144,7 +146,79 @@ const MESSY: &str = r#"{
 }"#;
 
 /// Target for coerce + deserialize of clean arguments, relative to plain serde.
-const TARGET_RATIO: f64 = 2.0;
+const TARGET_RATIO: f64 = 1.5;
+
+/// The same arguments as a pydantic model, validated from JSON text read on stdin; prints the
+/// median nanoseconds per `validate_json` over rounds of batches of about 20 ms.
+const PYDANTIC: &str = r#"
+import sys, time
+from typing import List, Literal, Optional
+from pydantic import BaseModel, TypeAdapter
+
+class TaskMetadata(BaseModel):
+    id: str
+    priority: Literal["low", "medium", "high"]
+    tags: List[str]
+    estimated_hours: Optional[float] = None
+
+class TaskRequest(BaseModel):
+    title: str
+    description: str
+    status: Literal["pending", "in_progress", "completed"]
+    metadata: TaskMetadata
+    assignees: List[str]
+
+class CreateTaskArgs(BaseModel):
+    task: TaskRequest
+
+adapter = TypeAdapter(CreateTaskArgs)
+payload = sys.stdin.read()
+assert adapter.validate_json(payload).task.metadata.tags == ["backend", "performance", "json"]
+batch, started = 0, time.perf_counter()
+while time.perf_counter() - started < 0.1:
+    adapter.validate_json(payload)
+    batch += 1
+batch = max(1, batch // 5)
+rounds = []
+for _ in range(41):
+    started = time.perf_counter_ns()
+    for _ in range(batch):
+        adapter.validate_json(payload)
+    rounds.append((time.perf_counter_ns() - started) / batch)
+rounds.sort()
+print(rounds[len(rounds) // 2])
+"#;
+
+/// pydantic's median ns per `validate_json` of `payload`, when the peer environment has it.
+fn pydantic_ns(payload: &str) -> Result<f64, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let python =
+        toolsmith_testkit::peer("python").ok_or("no peer environment (run `cargo xtask setup`)")?;
+    let mut child = Command::new(python)
+        .args(["-c", PYDANTIC])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start python: {e}"))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(payload.as_bytes())
+            .map_err(|e| format!("cannot write to python: {e}"))?;
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("python failed: {e}"))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(stderr.lines().last().unwrap_or("python failed").to_owned());
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|e| format!("unexpected output from python: {e}"))
+}
 
 fn expected() -> CreateTaskArgs {
     CreateTaskArgs {
@@ -235,7 +309,7 @@ fn main() -> ExitCode {
         }
     };
 
-    report(
+    let medians = report(
         &format!(
             "create_task arguments ({} bytes clean; {} bytes messy, {repairs} repairs)",
             CLEAN.len(),
@@ -257,6 +331,34 @@ fn main() -> ExitCode {
             }),
         ],
     );
+    // The peer runs in its own process after the rounds above: its ratio is to this run's
+    // median for plain serde, not a median of interleaved rounds.
+    match (pydantic_ns(CLEAN), medians.first(), medians.get(1)) {
+        (Ok(pydantic), Some(&serde), Some(&ours)) => {
+            println!("pydantic TypeAdapter.validate_json, clean (same payload and model)");
+            println!("{:<44} {:>9} {:>8}", "case", "ns/op", "ratio");
+            println!(
+                "{:<44} {serde:>9.0} {:>7.2}x",
+                "(1) serde_json::from_str, clean", 1.0
+            );
+            println!(
+                "{:<44} {ours:>9.0} {:>7.2}x",
+                "(2) deserialize_arguments, clean",
+                ours / serde
+            );
+            println!(
+                "{:<44} {pydantic:>9.0} {:>7.2}x",
+                "pydantic validate_json, clean",
+                pydantic / serde
+            );
+            println!(
+                "deserialize_arguments is {:.2}x pydantic's time\n",
+                ours / pydantic
+            );
+        }
+        (Err(why), ..) => println!("pydantic: not measured ({why})\n"),
+        _ => {}
+    }
     report(
         "stages of (4), each timed alone, against (1)",
         vec![

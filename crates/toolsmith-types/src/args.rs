@@ -8,7 +8,7 @@
 //! parser sees the text, so hostile input is an error, never a stack overflow.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::ops::ControlFlow;
 
@@ -20,7 +20,10 @@ use serde::de::{
 use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
-use crate::coerce::{Coerced, abridged_text, coerce, coerce_owned, is_canonical_text};
+use crate::coerce::{
+    Coerced, Fast, abridged_text, coerce, coerce_read, is_canonical_text, number_tokens,
+    read_canonical,
+};
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
 use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
@@ -49,7 +52,8 @@ pub struct ParsedArguments {
 /// fence, comments, trailing commas, single quotes, unquoted keys, Python `True`/`False`/`None`,
 /// an object encoded twice as a JSON string) is repaired, one [`Repair`] per kind, each at path
 /// `""` with the original text as `from` (cut after 1024 characters). Numbers keep their exact
-/// integer or float value.
+/// integer or float value; [`coerce_arguments`] also keeps their literals, to decide on the digits
+/// that were sent (a literal `1.10` for a string field is `"1.10"`).
 ///
 /// ```
 /// use serde_json::json;
@@ -69,7 +73,7 @@ pub struct ParsedArguments {
 /// `json_invalid`, `duplicate_key`, `arguments_type`, `too_deep` or `too_large`, or
 /// `repair_refused` under a strict policy.
 pub fn parse_arguments(text: &str, policy: &Policy) -> Result<ParsedArguments, CoerceErrors> {
-    let (value, repairs) = read_arguments(text, &policy.limits)?;
+    let (value, repairs, _) = read_arguments(text, &policy.limits)?;
     if policy.mode == Mode::Strict && !repairs.is_empty() {
         return Err(CoerceErrors(refusals(&repairs)));
     }
@@ -97,12 +101,12 @@ pub fn coerce_arguments(
         Arguments::Json(object @ Value::Object(_)) => return coerce(graph, object, policy),
         Arguments::Json(other) => return Err(CoerceErrors(vec![not_an_object(other.clone())])),
     };
-    let (object, text_repairs) = read_arguments(text, &policy.limits)?;
+    let (object, text_repairs, tokens) = read_arguments(text, &policy.limits)?;
     let mut errors = match policy.mode {
         Mode::Strict => refusals(&text_repairs),
         Mode::Lenient => Vec::new(),
     };
-    match coerce_owned(graph, Value::Object(object), policy) {
+    match coerce_read(graph, Value::Object(object), tokens.as_deref(), policy) {
         Ok(coerced) if errors.is_empty() => {
             let mut repairs = text_repairs;
             repairs.extend(coerced.repairs);
@@ -131,9 +135,11 @@ pub struct Deserialized<T> {
 /// Reads and coerces `arguments` as [`coerce_arguments`] does, then deserializes the canonical
 /// value into `T`, whose [`Describe`](crate::Describe) is `graph`.
 ///
-/// Clean text (already the canonical value: the common case) is checked in one streaming pass
-/// and deserialized straight from the text, without building a `serde_json::Value`; anything
-/// else takes the full coercion, and then serde builds `T` from the canonical value. Both paths
+/// Clean text (already the canonical value: the common case) is deserialized straight from the
+/// text, in one pass that checks each value against `graph` as `T` reads it, without building a
+/// `serde_json::Value` (a `T` that takes the raw text, such as `RawValue`, is checked first and
+/// read after); anything else takes the full coercion, and then serde builds `T` from the
+/// canonical value. Both paths
 /// report the same repairs and errors, and give the same `T` for any `T` that does not depend on
 /// the order of object keys or on the raw text (`serde_json::value::RawValue` does; so does a
 /// `Value` with serde_json's `preserve_order`, whose keys keep the order they were sent in).
@@ -174,14 +180,21 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
         Arguments::Json(Value::String(text)) => Some(text.as_str()),
         Arguments::Json(_) => None,
     };
-    if let Some(text) = text
-        && is_canonical_text(graph, text, &policy.limits)
-        && let Ok(value) = serde_json::from_str::<T>(text)
-    {
-        return Ok(Deserialized {
-            value,
-            repairs: Vec::new(),
-        });
+    if let Some(text) = text {
+        let clean = match read_canonical::<T>(graph, text, &policy.limits) {
+            Fast::Read(value) => Some(value),
+            // `T` wants the text itself: check it, then let serde hand it over.
+            Fast::RawText if is_canonical_text(graph, text, &policy.limits) => {
+                serde_json::from_str::<T>(text).ok()
+            }
+            Fast::RawText | Fast::NotCanonical => None,
+        };
+        if let Some(value) = clean {
+            return Ok(Deserialized {
+                value,
+                repairs: Vec::new(),
+            });
+        }
     }
     let coerced = coerce_arguments(graph, arguments, policy)?;
     match serde_json::from_value::<T>(coerced.value) {
@@ -199,7 +212,11 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
 }
 
 /// What argument text is read as, before the strict policy is applied.
-type ReadArguments = (Map<String, Value>, Vec<Repair>);
+type ReadArguments = (Map<String, Value>, Vec<Repair>, Tokens);
+
+/// The number literals of the text a value was read from, in document order, where any of its
+/// numbers is a float (an integer's literal is its value's text already).
+type Tokens = Option<Vec<String>>;
 
 fn read_arguments(text: &str, limits: &Limits) -> Result<ReadArguments, CoerceErrors> {
     read_object(text, limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
@@ -233,11 +250,11 @@ fn read_object(text: &str, limits: &Limits, level: Level) -> Result<ReadArgument
     }
     if text.trim().is_empty() {
         return match level {
-            Level::Outer => Ok((Map::new(), Vec::new())),
+            Level::Outer => Ok((Map::new(), Vec::new(), None)),
             Level::DoubleEncoded => Err(Box::new(not_an_object(Value::String(text.to_owned())))),
         };
     }
-    let (value, codes) = read_value(text).map_err(|failure| {
+    let (value, codes, tokens) = read_value(text).map_err(|failure| {
         Box::new(match failure {
             Failure::Invalid(invalid) => invalid.into_error(text),
             Failure::TooDeep => too_deep(limits.max_depth),
@@ -246,13 +263,13 @@ fn read_object(text: &str, limits: &Limits, level: Level) -> Result<ReadArgument
     })?;
     let mut repairs: Vec<Repair> = codes.into_iter().map(|c| text_repair(text, c)).collect();
     match value {
-        Value::Object(object) => Ok((object, repairs)),
+        Value::Object(object) => Ok((object, repairs, tokens)),
         Value::String(inner) if level == Level::Outer => {
             match read_object(&inner, limits, Level::DoubleEncoded) {
-                Ok((object, inner_repairs)) => {
+                Ok((object, inner_repairs, inner_tokens)) => {
                     repairs.push(text_repair(text, RepairCode::DoubleEncoded));
                     repairs.extend(inner_repairs);
-                    Ok((object, repairs))
+                    Ok((object, repairs, inner_tokens))
                 }
                 Err(e) if is_about_content(e.code) => Err(e),
                 Err(_) => Err(Box::new(not_an_object(Value::String(inner)))),
@@ -296,10 +313,11 @@ impl Invalid {
     }
 }
 
-/// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order.
-fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>), Failure> {
+/// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order, and
+/// the number literals.
+fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
     let strict_failure = match read_strict(text) {
-        Ok(value) => return Ok((value, Vec::new())),
+        Ok((value, tokens)) => return Ok((value, Vec::new(), tokens)),
         Err(Failure::Invalid(invalid)) => invalid,
         Err(other) => return Err(other),
     };
@@ -317,19 +335,19 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>), Failure> {
     let strict_failure = if codes.is_empty() && python.is_none() {
         strict_failure
     } else if work.trim().is_empty() {
-        return Ok((Value::Object(Map::new()), codes));
+        return Ok((Value::Object(Map::new()), codes, None));
     } else {
         match read_strict(&work) {
-            Ok(value) => {
+            Ok((value, tokens)) => {
                 codes.extend(python.map(|_| RepairCode::PythonLiterals));
-                return Ok((value, codes));
+                return Ok((value, codes, tokens));
             }
             Err(Failure::Invalid(invalid)) => invalid,
             Err(other) => return Err(other),
         }
     };
 
-    let value = lenient_value(&work, &parse_options(&[]))?;
+    let (value, tokens) = lenient_value(&work, &parse_options(&[]))?;
     let leniencies: Vec<RepairCode> = LENIENCIES
         .iter()
         .filter(|code| {
@@ -343,7 +361,7 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>), Failure> {
     }
     codes.extend(leniencies);
     codes.extend(python.map(|_| RepairCode::PythonLiterals));
-    Ok((value, codes))
+    Ok((value, codes, tokens))
 }
 
 /// The near-JSON leniencies `jsonc-parser` can take, each named by its repair.
@@ -385,14 +403,24 @@ fn from_parse_error(e: ParseError) -> Failure {
 /// Reads strict JSON with `serde_json`, rejecting duplicate keys. Text nested deeper than
 /// `serde_json`'s recursion limit (but within the policy's, already checked) is read by
 /// `jsonc-parser` with every leniency off.
-fn read_strict(text: &str) -> Result<Value, Failure> {
+fn read_strict(text: &str) -> Result<(Value, Tokens), Failure> {
     let duplicate = RefCell::new(None);
+    let saw_float = Cell::new(false);
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let result = ValueSeed(&duplicate)
-        .deserialize(&mut deserializer)
-        .and_then(|value| deserializer.end().map(|()| value));
+    let result = ValueSeed {
+        duplicate: &duplicate,
+        saw_float: &saw_float,
+    }
+    .deserialize(&mut deserializer)
+    .and_then(|value| deserializer.end().map(|()| value));
     let error = match result {
-        Ok(value) => return Ok(value),
+        Ok(value) => {
+            // Only a float's literal can say more than its value; most arguments have none.
+            let tokens = saw_float
+                .get()
+                .then(|| number_tokens(text).into_iter().map(str::to_owned).collect());
+            return Ok((value, tokens));
+        }
         Err(error) => error,
     };
     if let Some(found) = duplicate.into_inner() {
@@ -416,11 +444,15 @@ fn read_strict(text: &str) -> Result<Value, Failure> {
 }
 
 /// `text` read by jsonc-parser under `options` (blank text is `{}`), duplicate keys rejected.
-fn lenient_value(text: &str, options: &ParseOptions) -> Result<Value, Failure> {
+fn lenient_value(text: &str, options: &ParseOptions) -> Result<(Value, Tokens), Failure> {
     let ast = parse_to_ast(text, &CollectOptions::default(), options).map_err(from_parse_error)?;
     match ast.value {
-        Some(value) => ast_to_value(value, &mut Vec::new()),
-        None => Ok(Value::Object(Map::new())),
+        Some(value) => {
+            let mut tokens = Vec::new();
+            let value = ast_to_value(value, &mut Vec::new(), &mut tokens)?;
+            Ok((value, Some(tokens)))
+        }
+        None => Ok((Value::Object(Map::new()), None)),
     }
 }
 
@@ -431,14 +463,18 @@ struct Duplicate {
     reversed_path: Vec<String>,
 }
 
-/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key is an error.
+/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key is an error; notes whether
+/// any number was a float.
 #[derive(Clone, Copy)]
-struct ValueSeed<'c>(&'c RefCell<Option<Duplicate>>);
+struct ValueSeed<'c> {
+    duplicate: &'c RefCell<Option<Duplicate>>,
+    saw_float: &'c Cell<bool>,
+}
 
 impl ValueSeed<'_> {
     /// Records that the error now unwinding passed through `segment`.
     fn unwinding_through(&self, segment: impl fmt::Display) {
-        if let Some(found) = self.0.borrow_mut().as_mut() {
+        if let Some(found) = self.duplicate.borrow_mut().as_mut() {
             found.reversed_path.push(segment.to_string());
         }
     }
@@ -472,6 +508,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        self.saw_float.set(true);
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
@@ -520,7 +557,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                     slot.insert(value);
                 }
                 Entry::Occupied(slot) => {
-                    *self.0.borrow_mut() = Some(Duplicate {
+                    *self.duplicate.borrow_mut() = Some(Duplicate {
                         key: slot.key().clone(),
                         reversed_path: Vec::new(),
                     });
@@ -532,14 +569,21 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 }
 
-/// Converts a `jsonc-parser` tree to a [`Value`], rejecting duplicate keys and keeping numbers
-/// exact. Recursion is bounded by the depth check made before parsing, and by the parser's own
-/// nesting limit.
-fn ast_to_value(value: ast::Value<'_>, path: &mut Vec<String>) -> Result<Value, Failure> {
+/// Converts a `jsonc-parser` tree to a [`Value`], rejecting duplicate keys, keeping numbers
+/// exact and their literals in `tokens`. Recursion is bounded by the depth check made before
+/// parsing, and by the parser's own nesting limit.
+fn ast_to_value(
+    value: ast::Value<'_>,
+    path: &mut Vec<String>,
+    tokens: &mut Vec<String>,
+) -> Result<Value, Failure> {
     Ok(match value {
         ast::Value::StringLit(s) => Value::String(s.value.into_owned()),
         ast::Value::NumberLit(n) => match n.value.parse::<Number>() {
-            Ok(number) => Value::Number(number),
+            Ok(number) => {
+                tokens.push(n.value.to_owned());
+                Value::Number(number)
+            }
             Err(e) => {
                 return Err(Failure::Invalid(Invalid {
                     reason: format!("the number {} cannot be read: {e}", n.value),
@@ -553,7 +597,7 @@ fn ast_to_value(value: ast::Value<'_>, path: &mut Vec<String>) -> Result<Value, 
             let mut items = Vec::with_capacity(array.elements.len());
             for (i, element) in array.elements.into_iter().enumerate() {
                 path.push(i.to_string());
-                items.push(ast_to_value(element, path)?);
+                items.push(ast_to_value(element, path, tokens)?);
                 path.pop();
             }
             Value::Array(items)
@@ -563,7 +607,7 @@ fn ast_to_value(value: ast::Value<'_>, path: &mut Vec<String>) -> Result<Value, 
             for property in object.properties {
                 let key = property.name.into_string();
                 path.push(key.clone());
-                let value = ast_to_value(property.value, path)?;
+                let value = ast_to_value(property.value, path, tokens)?;
                 path.pop();
                 match map.entry(key) {
                     Entry::Vacant(slot) => {

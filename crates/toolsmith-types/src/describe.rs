@@ -143,13 +143,13 @@ macro_rules! describe_integer {
     ($($t:ty),*) => {$(
         impl Describe for $t {
             fn describe(_: &mut Definitions) -> Type {
-                // Coercion keeps every integer in the 64-bit range already; only a narrower
-                // bound tells the model something.
+                // Coercion keeps every integer within `i64::MIN..=u64::MAX` already; every
+                // narrower bound is stated (`i64`'s maximum too), so a value past it is an
+                // error at its field rather than serde's at the root.
                 let (min, max) = (i128::from(<$t>::MIN as i64), <$t>::MAX as i128);
                 Type::Integer(IntegerType {
                     minimum: (min > i128::from(i64::MIN)).then_some(min),
-                    maximum: (max < i128::from(u64::MAX) && max != i128::from(i64::MAX))
-                        .then_some(max),
+                    maximum: (max < i128::from(u64::MAX)).then_some(max),
                     ..IntegerType::default()
                 })
             }

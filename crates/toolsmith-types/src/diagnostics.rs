@@ -51,6 +51,8 @@ pub enum RepairCode {
     DoubleEncoded,
     /// An integer sent as text (`"42"`) was parsed.
     IntFromString,
+    /// An integer sent as a whole float (`5.0`, `1e3`) was read as the integer.
+    IntFromFloat,
     /// A number sent as text (`"3.5"`) was parsed.
     NumberFromString,
     /// A boolean sent as text (`"true"`, `"yes"`, `"off"`) was parsed.
@@ -103,6 +105,7 @@ impl RepairCode {
             RepairCode::PythonLiterals => "read Python True/False/None",
             RepairCode::DoubleEncoded => "decoded arguments sent as a JSON string",
             RepairCode::IntFromString => "read an integer from text",
+            RepairCode::IntFromFloat => "read an integer from a whole float",
             RepairCode::NumberFromString => "read a number from text",
             RepairCode::BoolFromString => "read a boolean from text",
             RepairCode::BoolFromInt => "read a boolean from 1 or 0",
@@ -209,9 +212,10 @@ pub enum ErrorCode {
     IntType,
     /// Text could not be read as an integer without loss.
     IntParsing,
-    /// A number with a fractional part was sent for an integer.
+    /// A float that is not exactly an integer was sent for one: it has a fractional part, or
+    /// it is past 2^53, where a float may not be the integer that was written.
     IntFromFloat,
-    /// An integer outside the 64-bit range.
+    /// An integer outside the 64-bit range (below `i64::MIN` or above `u64::MAX`).
     IntOutOfRange,
     /// A number was expected.
     FloatType,
@@ -219,6 +223,8 @@ pub enum ErrorCode {
     FloatParsing,
     /// NaN or infinity was sent for a number.
     FiniteNumber,
+    /// A number too small for a 64-bit float (`1e-400`), which would be read as 0.
+    FloatOutOfRange,
     /// A boolean was expected.
     BoolType,
     /// Text or a number could not be read as a boolean.

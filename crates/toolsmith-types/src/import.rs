@@ -582,7 +582,8 @@ impl<'s, 'd> Importer<'s, 'd> {
         let policy = crate::policy::Policy::strict();
         let mut bad = Vec::new();
         for check in &self.defaults {
-            let Err(errors) = crate::coerce::coerce_to(graph, &check.ty, &check.default, &policy)
+            let Err(errors) =
+                crate::coerce::coerce_default(graph, &check.ty, &check.default, &policy)
             else {
                 continue;
             };

@@ -8,6 +8,13 @@
 //! type, and [`lint`] finds what a receiver would refuse (names, sizes, nesting) before a request
 //! is sent; coercion reads every dialect's spellings back into the one canonical value.
 //!
+//! Numbers are never lossy: argument text keeps the literals of its floats, so a number is
+//! decided on the digits that were sent. An integer literal outside `i64`/`u64` is
+//! `int_out_of_range`, not clamped; a whole float for an integer (`5.0`, `1e3`) is the
+//! `int_from_float` repair, and past 2^53 an error asking for the digits; a number for a string
+//! becomes the literal as sent (`1.10` → `"1.10"`, `-0` → `"-0"`); `1e-400` is
+//! `float_out_of_range`, not 0; `multipleOf` is decided exactly on decimals.
+//!
 //! This crate must never know about tools, registries, LLMs, processes or I/O: a `Type` does not
 //! know which dialect or tool it serves.
 //!

@@ -46,9 +46,20 @@ fn each_integer_type_narrower_than_64_bits_carries_its_range() {
 }
 
 #[test]
-fn signed_64_bit_integers_leave_their_range_to_the_64_bit_check() {
-    assert_eq!(root::<i64>(), Type::integer());
-    assert_eq!(root::<isize>(), Type::integer());
+fn signed_64_bit_integers_state_their_maximum_and_leave_their_minimum_to_the_64_bit_check() {
+    let bounded = Type::Integer(IntegerType {
+        maximum: Some(i64::MAX.into()),
+        ..IntegerType::default()
+    });
+    assert_eq!(root::<i64>(), bounded);
+    assert_eq!(root::<isize>(), bounded);
+    assert_eq!(
+        root::<u64>(),
+        Type::Integer(IntegerType {
+            minimum: Some(0),
+            ..IntegerType::default()
+        })
+    );
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! registry (lookup by name, reading and coercing the argument text, invocation, rendering the
 //! output) against calling the Rust function directly, and against the hand-written dispatch a
 //! program without toolsmith would write (serde reads the arguments, the function runs, the
-//! result is formatted). Also what emitting every registered tool's schema costs.
+//! result is formatted). Also what emitting every registered tool's schema costs, and declaring
+//! every tool in each dialect: written afresh (cold) against taken from the tool's cache of
+//! declarations (`toolsmith::declaration`, what a server answering `tools/list` calls).
 //!
 //! Run with `cargo xtask bench`.
 
@@ -14,7 +16,34 @@ mod harness;
 
 use harness::{Case, report};
 use serde::{Deserialize, Serialize};
-use toolsmith::{Arguments, Dialect, Policy, Registry, Tool, ToolType, envelope};
+use toolsmith::{
+    Arguments, Dialect, Policy, Registry, Tool, ToolAnnotations, ToolError, ToolOutput, ToolType,
+    TypeGraph, declaration,
+};
+
+/// A tool as it is, but keeping no declarations: each one is written afresh.
+struct Fresh<'a>(&'a dyn Tool);
+
+impl Tool for Fresh<'_> {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+    fn description(&self) -> &str {
+        self.0.description()
+    }
+    fn parameters(&self) -> &TypeGraph {
+        self.0.parameters()
+    }
+    fn output(&self) -> Option<&TypeGraph> {
+        self.0.output()
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        self.0.annotations()
+    }
+    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
+        self.0.call(arguments, policy)
+    }
+}
 
 /// Adds two integers.
 #[toolsmith::tool]
@@ -150,7 +179,8 @@ fn main() -> ExitCode {
             }),
             Case::new("Registry::call", || {
                 registry.call(black_box("add"), Arguments::Text(black_box(ARGS)), &policy)
-            }),
+            })
+            .target(2.0),
         ],
     );
 
@@ -190,33 +220,52 @@ fn main() -> ExitCode {
 
     // Every dialect's declaration of every tool; a dialect that cannot take a tool (a recursive
     // type for Gemini) still pays for finding out, which is what a caller pays too.
-    let declare_all = |registry: &Registry, dialect: Dialect| {
+    let declare_all = |registry: &Registry, dialect: Dialect, cached: bool| {
         registry
             .iter()
             .map(|entry| {
-                envelope(entry.tool().as_ref(), dialect).map_or(1, |v| v.to_string().len())
+                let tool = entry.tool().as_ref();
+                let declared = if cached {
+                    declaration(tool, dialect).map(|d| d.as_object().map_or(0, |o| o.len()))
+                } else {
+                    declaration(&Fresh(tool), dialect).map(|d| d.as_object().map_or(0, |o| o.len()))
+                };
+                declared.unwrap_or(1)
             })
             .sum::<usize>()
     };
-    let cases: Vec<Case<'_>> = Dialect::ALL
-        .iter()
-        .map(|&dialect| {
-            Case::new(format!("envelope of every tool: {dialect}"), move || {
-                declare_all(black_box(registry), dialect)
-            })
-        })
-        .collect();
-    let medians = report(
-        &format!(
-            "every registered tool declared in each dialect ({} tools; ratio to json-schema)",
-            registry.len()
-        ),
-        cases,
-    );
     let tools = registry.len().max(1) as f64;
-    println!("{:<44} {:>9}", "dialect", "us/tool");
-    for (dialect, ns) in Dialect::ALL.iter().zip(medians) {
-        println!("{:<44} {:>9.2}", dialect.as_str(), ns / tools / 1000.0);
+    let mut rows = Vec::new();
+    for dialect in Dialect::ALL {
+        let medians = report(
+            &format!(
+                "every registered tool ({} tools) declared in {dialect}: cached against written afresh",
+                registry.len()
+            ),
+            vec![
+                Case::new("written afresh (cold)", || {
+                    declare_all(black_box(registry), dialect, false)
+                }),
+                Case::new("from the declaration cache", || {
+                    declare_all(black_box(registry), dialect, true)
+                }),
+            ],
+        );
+        rows.push((dialect, medians));
+    }
+    println!(
+        "{:<20} {:>14} {:>14} {:>8}",
+        "dialect", "cold us/tool", "cached us/tool", "target"
+    );
+    for (dialect, medians) in rows {
+        let per_tool = |i: usize| medians.get(i).copied().unwrap_or(f64::NAN) / tools / 1000.0;
+        println!(
+            "{:<20} {:>14.2} {:>14.3} {:>8}",
+            dialect.as_str(),
+            per_tool(0),
+            per_tool(1),
+            "0.100"
+        );
     }
     ExitCode::SUCCESS
 }

@@ -1,7 +1,9 @@
 //! A tool as each receiver declares it ([`envelope`]), and the receivers' limits checked over a
 //! request's tools ([`lint_tools`]).
 
+use std::borrow::Cow;
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use toolsmith_types::{Dialect, EmitError, Finding, LintTool, emit, lint, parameters_schema};
@@ -72,6 +74,86 @@ impl std::error::Error for EnvelopeError {}
 /// When the receiver refuses the tool's name, or its parameters cannot be written in the dialect
 /// (say, a recursive type for Gemini).
 pub fn envelope(tool: &dyn Tool, dialect: Dialect) -> Result<Value, EnvelopeError> {
+    declaration(tool, dialect).map(Cow::into_owned)
+}
+
+/// The declaration of `tool` in `dialect`, as [`envelope`] writes it, borrowed from the tool's
+/// [`Declarations`] where it keeps them: written on the first call, then handed out as it is (a
+/// tool's declaration never changes), so declaring the same tools on every request costs a
+/// lookup. A tool without a cache ([`Tool::declarations`] is `None`) gets a fresh one each time.
+///
+/// ```
+/// use std::borrow::Cow;
+/// use toolsmith::{Dialect, declaration, envelope};
+///
+/// /// Looks up the weather.
+/// #[toolsmith::tool]
+/// fn weather(city: String) -> String {
+///     city
+/// }
+///
+/// let first = declaration(&Weather, Dialect::Mcp)?;
+/// assert!(matches!(first, Cow::Borrowed(_)));
+/// assert_eq!(*first, envelope(&Weather, Dialect::Mcp)?);
+/// # Ok::<(), toolsmith::EnvelopeError>(())
+/// ```
+///
+/// # Errors
+/// As [`envelope`]; an error is kept too, and given again.
+pub fn declaration(tool: &dyn Tool, dialect: Dialect) -> Result<Cow<'_, Value>, EnvelopeError> {
+    match tool
+        .declarations()
+        .and_then(|cache| cache.get(tool, dialect))
+    {
+        Some(Ok(declared)) => Ok(Cow::Borrowed(declared)),
+        Some(Err(error)) => Err(error.clone()),
+        None => write_envelope(tool, dialect).map(Cow::Owned),
+    }
+}
+
+/// A tool's declarations, one per dialect, each written the first time it is asked for.
+///
+/// A tool keeps one for as long as it lives and hands it out from [`Tool::declarations`]; the
+/// tools `#[tool]` and `#[toolset]` generate do. Only a tool whose name, description,
+/// parameters, output and annotations never change may keep one.
+pub struct Declarations {
+    by_dialect: [OnceLock<Result<Value, EnvelopeError>>; Dialect::ALL.len()],
+}
+
+impl Declarations {
+    /// An empty cache.
+    pub const fn new() -> Self {
+        Declarations {
+            by_dialect: [const { OnceLock::new() }; Dialect::ALL.len()],
+        }
+    }
+
+    /// `tool`'s declaration in `dialect`, written on first use (`None` for a dialect missing
+    /// from [`Dialect::ALL`], which then goes uncached).
+    fn get(&self, tool: &dyn Tool, dialect: Dialect) -> Option<&Result<Value, EnvelopeError>> {
+        let index = Dialect::ALL.iter().position(|&d| d == dialect)?;
+        let slot = self.by_dialect.get(index)?;
+        Some(slot.get_or_init(|| write_envelope(tool, dialect)))
+    }
+}
+
+impl Default for Declarations {
+    fn default() -> Self {
+        Declarations::new()
+    }
+}
+
+impl fmt::Debug for Declarations {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let written = self.by_dialect.iter().filter(|slot| slot.get().is_some());
+        f.debug_struct("Declarations")
+            .field("written", &written.count())
+            .finish()
+    }
+}
+
+/// Writes `tool`'s declaration in `dialect`.
+fn write_envelope(tool: &dyn Tool, dialect: Dialect) -> Result<Value, EnvelopeError> {
     let name = tool.name();
     dialect.check_tool_name(name).map_err(EnvelopeError::Name)?;
     let schema_error = |error| EnvelopeError::Schema {

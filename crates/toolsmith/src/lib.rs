@@ -49,7 +49,7 @@ pub mod __private;
 
 pub(crate) use __private as private;
 
-pub use envelope::{EnvelopeError, envelope, lint_tools};
+pub use envelope::{Declarations, EnvelopeError, declaration, envelope, lint_tools};
 pub use registry::{RegisteredTool, Registry, RegistryError, registry};
 pub use tool::{Tool, ToolAnnotations, ToolError, ToolOutput};
 pub use toolset::Toolset;

@@ -24,7 +24,7 @@ pub use toolsmith_types::{
 };
 
 pub use crate::registry::{Registration, RegistrationKind};
-pub use crate::{Tool, ToolAnnotations, ToolError, ToolOutput, Toolset};
+pub use crate::{Declarations, Tool, ToolAnnotations, ToolError, ToolOutput, Toolset};
 
 /// Everything known about one tool at compile time, and how to invoke it on an `S`.
 pub struct ToolSpec<S: 'static> {
@@ -78,12 +78,17 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 pub struct MethodTool<S: 'static> {
     instance: Arc<S>,
     spec: &'static ToolSpec<S>,
+    declarations: Declarations,
 }
 
 impl<S: Send + Sync + 'static> MethodTool<S> {
     /// The tool for `spec`, running on `instance`.
     pub fn shared(instance: Arc<S>, spec: &'static ToolSpec<S>) -> Arc<dyn Tool> {
-        Arc::new(MethodTool { instance, spec })
+        Arc::new(MethodTool {
+            instance,
+            spec,
+            declarations: Declarations::new(),
+        })
     }
 }
 
@@ -102,6 +107,9 @@ impl<S: Send + Sync + 'static> Tool for MethodTool<S> {
     }
     fn annotations(&self) -> ToolAnnotations {
         self.spec.annotations
+    }
+    fn declarations(&self) -> Option<&Declarations> {
+        Some(&self.declarations)
     }
     fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
         self.spec.call(&self.instance, arguments, policy)

@@ -138,7 +138,9 @@ impl std::error::Error for RegistryError {}
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
     tools: Vec<RegisteredTool>,
-    by_name: HashMap<String, usize>,
+    /// Names hashed with foldhash: the lookup is on every call's path, and names are the
+    /// program's own (no hostile keys to flood a table).
+    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
 }
 
 impl Registry {
@@ -230,6 +232,7 @@ impl Registry {
     }
 
     /// The tool named `name`, with where it came from.
+    #[inline]
     pub fn entry(&self, name: &str) -> Option<&RegisteredTool> {
         self.by_name.get(name).map(|&i| &self.tools[i])
     }
@@ -238,6 +241,7 @@ impl Registry {
     ///
     /// # Errors
     /// [`ToolError::NotFound`].
+    #[inline]
     pub fn find(&self, name: &str) -> Result<&RegisteredTool, ToolError> {
         self.entry(name).ok_or_else(|| ToolError::NotFound {
             name: name.to_owned(),

@@ -5,6 +5,8 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 use toolsmith_types::{Arguments, CoerceErrors, Dialect, EmitError, Policy, Repair, TypeGraph};
 
+use crate::Declarations;
+
 /// A tool a model can call: a name, a description, typed parameters, and a call.
 ///
 /// `#[tool]` and `#[toolset]` write this impl; writing it by hand is for tools known only at run
@@ -46,6 +48,14 @@ pub trait Tool: Send + Sync {
     /// Hints about the tool's behaviour, for clients that show or gate tools.
     fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::default()
+    }
+
+    /// Where the tool keeps its declarations once written ([`declaration`](crate::declaration)),
+    /// one per dialect; `None` (the default) writes them anew each time. The tools `#[tool]` and
+    /// `#[toolset]` generate keep one; a hand-written tool whose name, description and types
+    /// never change can keep a [`Declarations`] field and return it.
+    fn declarations(&self) -> Option<&Declarations> {
+        None
     }
 
     /// Coerces `arguments` to [`parameters`](Tool::parameters) under `policy`, then runs the tool.
@@ -130,6 +140,7 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     /// A text output.
+    #[inline]
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
             text: text.into(),
@@ -139,15 +150,19 @@ impl ToolOutput {
     }
 
     /// A structured output; its text is the compact JSON.
+    #[inline]
     pub fn structured(value: Value) -> Self {
         ToolOutput {
-            text: value.to_string(),
+            // Straight to a string (`Display` goes through a formatter, slower on the call path);
+            // a `Value` always serializes.
+            text: serde_json::to_string(&value).unwrap_or_default(),
             structured: Some(value),
             repairs: Vec::new(),
         }
     }
 
     /// The same output, recording the repairs its arguments needed.
+    #[inline]
     pub fn with_repairs(mut self, repairs: Vec<Repair>) -> Self {
         self.repairs = repairs;
         self

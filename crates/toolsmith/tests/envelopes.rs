@@ -170,3 +170,74 @@ fn the_same_wire_shape_is_repaired_when_the_dialect_is_not_said() {
         .unwrap_err();
     assert_eq!(refused.code(), "invalid_arguments");
 }
+
+/// Notes, for the declaration cache of a toolset's tools.
+#[derive(Default)]
+struct Notes;
+
+#[toolsmith::toolset]
+impl Notes {
+    /// Reads a note.
+    #[tool]
+    fn read(&self, id: u32) -> String {
+        id.to_string()
+    }
+}
+
+/// A tool known only at run time, which keeps no declarations.
+struct Uncached(toolsmith::TypeGraph);
+
+impl Tool for Uncached {
+    fn name(&self) -> &str {
+        "uncached"
+    }
+    fn description(&self) -> &str {
+        "Keeps nothing."
+    }
+    fn parameters(&self) -> &toolsmith::TypeGraph {
+        &self.0
+    }
+    fn call(
+        &self,
+        _: Arguments<'_>,
+        _: &Policy,
+    ) -> Result<toolsmith::ToolOutput, toolsmith::ToolError> {
+        Ok(toolsmith::ToolOutput::text(""))
+    }
+}
+
+#[test]
+fn a_declaration_is_written_once_and_then_lent_out() {
+    use std::borrow::Cow;
+    let tools = toolsmith::Toolset::into_tools(Notes);
+    let method: &dyn Tool = tools[0].as_ref();
+    for tool in [&Check as &dyn Tool, method] {
+        for dialect in Dialect::ALL {
+            let first = toolsmith::declaration(tool, dialect).unwrap();
+            let again = toolsmith::declaration(tool, dialect).unwrap();
+            assert!(matches!(again, Cow::Borrowed(_)), "{dialect}");
+            // The same allocation each time, and what `envelope` writes.
+            assert!(std::ptr::eq(first.as_ref(), again.as_ref()), "{dialect}");
+            assert_eq!(*again, envelope(tool, dialect).unwrap());
+        }
+    }
+    let uncached = Uncached(toolsmith::TypeGraph::new(toolsmith::Type::Struct(
+        toolsmith::StructType::anonymous(),
+    )));
+    let written = toolsmith::declaration(&uncached, Dialect::Mcp).unwrap();
+    assert!(matches!(written, Cow::Owned(_)));
+    assert_eq!(written["name"], "uncached");
+}
+
+#[test]
+fn a_refused_declaration_is_refused_again_from_the_cache() {
+    /// A tool whose name OpenAI refuses.
+    #[toolsmith::tool(name = "notes.read")]
+    fn dotted() -> String {
+        String::new()
+    }
+    for _ in 0..2 {
+        let error = toolsmith::declaration(&Dotted, Dialect::OpenAi { strict: false }).unwrap_err();
+        assert!(matches!(error, EnvelopeError::Name(_)), "{error}");
+    }
+}

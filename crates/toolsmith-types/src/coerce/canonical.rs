@@ -1,37 +1,84 @@
-//! A one-pass check that argument text is already the canonical value of a type.
+//! The fast path: argument text that is already the canonical value of a type, read straight
+//! into the Rust type in one pass.
 //!
-//! Most tool calls are clean. For those, the text can be deserialized straight into the Rust
-//! type, skipping the `Value` tree that coercion needs: this check streams over the text once,
-//! borrowing strings, and answers "canonical" only when coercion would return an equal value
-//! (its keys possibly in declaration order) with no repair and no error. It is conservative: anything it is unsure of (an untagged union, a default to
-//! fill in, a `_type` that is not the first key) answers "no", and the full coercion decides.
+//! Most tool calls are clean. For those, the text is deserialized straight into the Rust type,
+//! skipping the `Value` tree that coercion needs: [`read_canonical`] wraps `serde_json`'s
+//! deserializer in one that checks every value against the type as `T`'s own `Deserialize`
+//! pulls it through, and the result counts only when coercion would have returned an equal
+//! value (its keys possibly in declaration order) with no repair and no error. It is
+//! conservative: anything it is unsure of (an untagged union, a default to fill in, a `_type`
+//! that is not the first key, a float that may hide a literal) answers "no", and the full
+//! coercion decides.
 
-use std::borrow::Cow;
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::value::{BorrowedStrDeserializer, StrDeserializer, StringDeserializer};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 
 use super::fold_style;
-use super::scalar::{Int, integer_violations, number_violations, string_violations};
+use super::literal::Decimal;
+use super::scalar::{Int, integer_ok, number_bounds_ok, number_violations, string_violations};
 use crate::policy::Limits;
 use crate::ty::{EnumType, EnumValue, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph};
+
+/// What the fast path made of argument text.
+pub(crate) enum Fast<T> {
+    /// The text is canonical, and this is `T` read from it.
+    Read(T),
+    /// The text is not canonical (or `T` refused it): the full coercion decides.
+    NotCanonical,
+    /// `T` takes the raw text (`serde_json::value::RawValue`), which a wrapped deserializer cannot
+    /// hand it: check first, then read.
+    RawText,
+}
+
+/// The token `serde_json` recognises to hand a `RawValue` its text.
+const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// Reads `text` into `T` when it is exactly the canonical arguments for the root of `graph`.
+pub(crate) fn read_canonical<T: DeserializeOwned>(
+    graph: &TypeGraph,
+    text: &str,
+    limits: &Limits,
+) -> Fast<T> {
+    // Arguments are an object: anything else is for the full reading to report.
+    if text.len() > limits.max_input_bytes || !text.trim_start().starts_with('{') {
+        return Fast::NotCanonical;
+    }
+    let pass = Pass {
+        graph,
+        limits,
+        raw: Cell::new(false),
+    };
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let at = Check {
+        pass: &pass,
+        ty: &graph.root,
+        depth: 0,
+    };
+    let read = T::deserialize(Checked {
+        de: &mut deserializer,
+        at,
+    });
+    match read {
+        Ok(value) if deserializer.end().is_ok() => Fast::Read(value),
+        _ if pass.raw.get() => Fast::RawText,
+        _ => Fast::NotCanonical,
+    }
+}
 
 /// Whether `text` is exactly the canonical arguments for the root of `graph`: coercing it would
 /// give the parsed text back with no repair and no error.
 pub(crate) fn is_canonical_text(graph: &TypeGraph, text: &str, limits: &Limits) -> bool {
-    // Arguments are an object: anything else is for the full reading to report.
-    if text.len() > limits.max_input_bytes || !text.trim_start().starts_with('{') {
-        return false;
-    }
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let check = Check {
-        graph,
-        limits,
-        ty: &graph.root,
-        depth: 0,
-    };
-    check.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok()
+    matches!(
+        read_canonical::<IgnoredAny>(graph, text, limits),
+        Fast::Read(_)
+    )
 }
 
 /// The reason the check gives up; never shown to anyone (the full coercion then runs).
@@ -44,28 +91,32 @@ impl fmt::Display for NotCanonical {
     }
 }
 
-impl std::error::Error for NotCanonical {}
-
-impl de::Error for NotCanonical {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        NotCanonical
-    }
-}
-
 fn no<T, E: de::Error>() -> Result<T, E> {
     Err(E::custom(NotCanonical))
 }
 
-/// Checks one value against `ty` (which may be nilable or a reference).
-#[derive(Clone, Copy)]
-struct Check<'g> {
+// ---------------------------------------------------------------------------------------------
+// What is canonical, value by value
+
+/// What one pass over the text checks against.
+struct Pass<'g> {
     graph: &'g TypeGraph,
     limits: &'g Limits,
+    /// Set when `T` asks for its raw text.
+    raw: Cell<bool>,
+}
+
+/// Checks one value against `ty` (which may be nilable or a reference). Small, since it is
+/// copied at every value.
+#[derive(Clone, Copy)]
+struct Check<'g> {
+    pass: &'g Pass<'g>,
     ty: &'g Type,
     depth: usize,
 }
 
 impl<'g> Check<'g> {
+    #[inline]
     fn child(&self, ty: &'g Type) -> Check<'g> {
         Check {
             ty,
@@ -73,9 +124,33 @@ impl<'g> Check<'g> {
             ..*self
         }
     }
+
+    #[inline]
+    fn limits(&self) -> &'g Limits {
+        self.pass.limits
+    }
+
+    /// The type a value must have, with its references followed once.
+    #[inline]
+    fn resolve(self) -> Option<Resolved<'g>> {
+        if self.depth > self.limits().max_depth {
+            return None;
+        }
+        let graph = self.pass.graph;
+        let (ty, nilable) = match graph.resolve(self.ty) {
+            Some(Type::Nilable(inner)) => (graph.resolve(inner)?, true),
+            other => (other?, false),
+        };
+        Some(Resolved {
+            at: self,
+            ty,
+            nilable,
+        })
+    }
 }
 
 /// A [`Check`] with its references followed once: what one value is checked against.
+#[derive(Clone, Copy)]
 struct Resolved<'g> {
     at: Check<'g>,
     /// The type a non-null value must have.
@@ -84,204 +159,289 @@ struct Resolved<'g> {
     nilable: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for Check<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        if self.depth > self.limits.max_depth {
-            return no();
-        }
-        let (ty, nilable) = match self.graph.resolve(self.ty) {
-            Some(Type::Nilable(inner)) => (self.graph.resolve(inner), true),
-            other => (other, false),
-        };
-        match ty {
-            None => no(),
-            Some(Type::Any) => deserializer.deserialize_any(AnyCheck {
-                limits: self.limits,
-                depth: self.depth,
-            }),
-            Some(ty) => deserializer.deserialize_any(Resolved {
-                at: self,
-                ty,
-                nilable,
-            }),
-        }
-    }
-}
-
-impl<'de> Visitor<'de> for Resolved<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a canonical value")
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        if self.nilable { Ok(()) } else { no() }
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        match self.ty {
-            Type::Boolean => Ok(()),
-            _ => no(),
-        }
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.integer(Int::from(n))
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.integer(Int::from(n))
-    }
-
-    fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
-        match self.ty {
-            Type::Number(nt) if f.is_finite() && number_violations(nt, f).is_empty() => Ok(()),
-            _ => no(),
-        }
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        if s.len() > self.at.limits.max_string_bytes {
-            return no();
-        }
-        match self.ty {
-            Type::String(st) if st.is_unconstrained() || string_violations(st, s).is_empty() => {
-                Ok(())
-            }
-            Type::Enum(et) if names_value(et, s) => Ok(()),
-            _ => no(),
-        }
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let Type::Array(at) = self.ty else {
-            return no();
-        };
-        if at.unique_items {
-            // Uniqueness needs the items side by side: the full coercion decides.
-            return no();
-        }
-        let count = elements(&mut seq, self.at.limits, || self.at.child(&at.items))? as u64;
-        let too_few = at.min_items.is_some_and(|min| count < min);
-        let too_many = at.max_items.is_some_and(|max| count > max);
-        if too_few || too_many { no() } else { Ok(()) }
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        match self.ty {
-            Type::Struct(st) => self.fields(st, &mut map, None),
-            Type::Tagged(tu) => self.tagged(tu, &mut map),
-            Type::Map(mt) => entries(
-                &mut map,
-                self.at.limits,
-                |key| match &mt.keys {
-                    MapKeys::String => true,
-                    MapKeys::Enum(et) => names_value(et, key),
-                },
-                || self.at.child(&mt.values),
-            ),
-            _ => no(),
-        }
-    }
-}
-
 impl<'g> Resolved<'g> {
-    fn integer<E: de::Error>(self, n: Int) -> Result<(), E> {
-        let ok = match self.ty {
-            Type::Integer(it) => integer_violations(it, n).is_empty(),
-            Type::Number(nt) => number_violations(nt, n as f64).is_empty(),
+    #[inline]
+    fn null_ok(&self) -> bool {
+        self.nilable || matches!(self.ty, Type::Any)
+    }
+
+    #[inline]
+    fn bool_ok(&self) -> bool {
+        matches!(self.ty, Type::Boolean | Type::Any)
+    }
+
+    #[inline]
+    fn int_ok(&self, n: Int) -> bool {
+        match self.ty {
+            Type::Integer(it) => integer_ok(it, n),
+            Type::Number(nt) if nt.multiple_of.is_none() => number_bounds_ok(nt, n as f64),
+            Type::Number(nt) => {
+                number_violations(nt, n as f64, || Some(Decimal::of_int(n))).is_empty()
+            }
             Type::Enum(et) => et
                 .variants
                 .iter()
                 .any(|v| matches!(v.value, EnumValue::Integer(i) if Int::from(i) == n)),
+            Type::Any => true,
             _ => false,
-        };
-        if ok { Ok(()) } else { no() }
+        }
     }
 
-    /// The fields of `st`, after `tag` (already read) when it is a tagged variant.
-    fn fields<'de, A: MapAccess<'de>>(
-        self,
-        st: &'g StructType,
-        map: &mut A,
-        tag: Option<&str>,
-    ) -> Result<(), A::Error> {
-        // One bit a field; structs wider than this go the long way.
-        if st.fields.len() > 128 {
-            return no();
-        }
-        let mut seen: u128 = 0;
-        // Only structs open to extra keys need to remember them.
-        let mut extra = st.additional.as_ref().map(|_| HashSet::new());
-        // The fields' names and aliases in canonical word style, folded once the first extra
-        // key arrives.
-        let mut styled: Option<Vec<String>> = None;
-        let mut entries = usize::from(tag.is_some());
-        let mut next = 0;
-        while let Some(key) = map.next_key_seed(Text)? {
-            entries += 1;
-            if entries > self.at.limits.max_items {
-                return no();
+    #[inline]
+    fn float_ok(&self, f: f64) -> bool {
+        match self.ty {
+            // A float's literal is not seen here: `0.0` may be `1e-400` read as 0, and
+            // `multipleOf` is decided on the digits sent, so both take the full coercion.
+            Type::Number(nt) => {
+                f.is_finite() && f != 0.0 && nt.multiple_of.is_none() && number_bounds_ok(nt, f)
             }
-            // Keys usually come in declaration order: try the field after the last one first.
-            let found = match st.fields.get(next) {
-                Some(field) if field.name == key => Some(next),
-                _ => st.fields.iter().position(|f| f.name == key),
-            };
-            match found {
-                Some(i) => {
-                    next = i + 1;
-                    let bit = 1u128 << i;
-                    if seen & bit != 0 {
-                        return no();
-                    }
-                    seen |= bit;
-                    // `null` for an optional field that is not nilable fails here: it is a repair.
-                    map.next_value_seed(self.at.child(&st.fields[i].ty))?;
-                }
-                None => match (&st.additional, &mut extra) {
-                    // A key that is an alias, or names a field in another case or style, is
-                    // renamed by coercion.
-                    (Some(extra_ty), Some(seen_extra))
-                        if key != TYPE_TAG
-                            && !seen_extra.contains(&key)
-                            && !names_a_field_loosely(st, &mut styled, &key) =>
-                    {
-                        seen_extra.insert(key);
-                        map.next_value_seed(self.at.child(extra_ty))?;
-                    }
-                    _ => return no(),
+            Type::Any => true,
+            _ => false,
+        }
+    }
+
+    #[inline]
+    fn str_ok(&self, s: &str) -> bool {
+        if s.len() > self.at.limits().max_string_bytes {
+            return false;
+        }
+        match self.ty {
+            Type::String(st) => st.is_unconstrained() || string_violations(st, s).is_empty(),
+            Type::Enum(et) => names_value(et, s),
+            Type::Any => true,
+            _ => false,
+        }
+    }
+
+    /// How the elements of an array are checked, when the type is one.
+    #[inline]
+    fn items(&self) -> Option<Items<'g>> {
+        let (item, min, max) = match self.ty {
+            // Uniqueness needs the items side by side: the full coercion decides.
+            Type::Array(at) if at.unique_items => return None,
+            Type::Array(at) => (&*at.items, at.min_items, at.max_items),
+            Type::Any => (self.ty, None, None),
+            _ => return None,
+        };
+        Some(Items {
+            at: self.at,
+            item,
+            min,
+            max,
+        })
+    }
+
+    /// How the entries of an object are checked, when the type is one.
+    #[inline]
+    fn entries(&self) -> Option<Entries<'g>> {
+        Some(match self.ty {
+            Type::Struct(st) => Entries::Fields(Fields::new(self.at, st, false)?),
+            Type::Tagged(tu) => Entries::Tag(self.at, tu),
+            Type::Map(mt) => Entries::Dict(Box::new(Dict {
+                at: self.at,
+                keys: match &mt.keys {
+                    MapKeys::String => None,
+                    MapKeys::Enum(et) => Some(et),
                 },
-            }
-        }
-        let complete = st.fields.iter().enumerate().all(|(i, field)| {
-            seen & (1u128 << i) != 0 || (!field.required && field.default.is_none())
-        });
-        if complete { Ok(()) } else { no() }
+                values: &mt.values,
+                seen: HashSet::new(),
+            })),
+            Type::Any => Entries::Dict(Box::new(Dict {
+                at: self.at,
+                keys: None,
+                values: self.ty,
+                seen: HashSet::new(),
+            })),
+            _ => return None,
+        })
+    }
+}
+
+/// The elements of an array.
+struct Items<'g> {
+    at: Check<'g>,
+    item: &'g Type,
+    min: Option<u64>,
+    max: Option<u64>,
+}
+
+impl Items<'_> {
+    /// Whether `count` elements so far stay within the limit and `maxItems`.
+    #[inline]
+    fn count_ok_so_far(&self, count: usize) -> bool {
+        count <= self.at.limits().max_items && self.max.is_none_or(|max| count as u64 <= max)
     }
 
-    /// A tagged union whose canonical value starts with `_type`.
-    fn tagged<'de, A: MapAccess<'de>>(
-        self,
-        tu: &'g TaggedUnion,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
-        if map.next_key_seed(Text)?.as_deref() != Some(TYPE_TAG) {
-            return no();
-        }
-        let tag = map.next_value_seed(Text)?;
-        let Some(variant) = tu.variants.iter().find(|v| v.tag == tag) else {
-            return no();
-        };
-        match self.at.graph.resolve(&variant.ty) {
-            Some(Type::Struct(st)) if st.get(TYPE_TAG).is_none() => {
-                self.fields(st, map, Some(&tag))
+    /// Whether an array of `count` elements is within the limit and its bounds.
+    #[inline]
+    fn count_ok(&self, count: usize) -> bool {
+        let count64 = count as u64;
+        count <= self.at.limits().max_items
+            && self.min.is_none_or(|min| count64 >= min)
+            && self.max.is_none_or(|max| count64 <= max)
+    }
+}
+
+/// What the value after a key is.
+#[derive(Clone, Copy)]
+enum Next<'g> {
+    /// A value checked against a type.
+    Value(Check<'g>),
+    /// The `_type` of a tagged union.
+    Tag,
+}
+
+/// The entries of an object, checked as they come.
+enum Entries<'g> {
+    Fields(Fields<'g>),
+    /// A tagged union before its `_type` (which must come first).
+    Tag(Check<'g>, &'g TaggedUnion),
+    /// A tagged union whose `_type` is being read.
+    Tagging(Check<'g>, &'g TaggedUnion),
+    /// Boxed: dictionaries are rarer than structs, and this enum is moved at every object.
+    Dict(Box<Dict<'g>>),
+    /// Given up (a tag naming no struct variant).
+    Broken,
+}
+
+impl<'g> Entries<'g> {
+    /// What the value for `key` must be; `None` when the key makes the object not canonical.
+    #[inline]
+    fn key(&mut self, key: &str) -> Option<Next<'g>> {
+        match self {
+            Entries::Fields(fields) => fields.key(key).map(Next::Value),
+            Entries::Tag(at, tu) if key == TYPE_TAG => {
+                *self = Entries::Tagging(*at, tu);
+                Some(Next::Tag)
             }
-            _ => no(),
+            Entries::Dict(dict) => dict.key(key).map(Next::Value),
+            _ => None,
         }
+    }
+
+    /// Reads the `_type` of a tagged union: its variant's fields come next.
+    fn tag(&mut self, tag: &str) -> bool {
+        let Entries::Tagging(at, tu) = *self else {
+            return false;
+        };
+        let fields = tu
+            .variants
+            .iter()
+            .find(|v| v.tag == tag)
+            .and_then(|variant| match at.pass.graph.resolve(&variant.ty) {
+                Some(Type::Struct(st)) if st.get(TYPE_TAG).is_none() => Fields::new(at, st, true),
+                _ => None,
+            });
+        *self = fields.map_or(Entries::Broken, Entries::Fields);
+        matches!(self, Entries::Fields(_))
+    }
+
+    /// Whether the object was complete.
+    #[inline]
+    fn finish(&self) -> bool {
+        match self {
+            Entries::Fields(fields) => fields.finish(),
+            Entries::Dict(_) => true,
+            _ => false,
+        }
+    }
+}
+
+/// The fields of a struct: each at most once, none undeclared, every required one present.
+struct Fields<'g> {
+    at: Check<'g>,
+    st: &'g StructType,
+    /// One bit a field.
+    seen: u128,
+    /// Extra keys met, for structs open to them.
+    extra: Option<HashSet<String>>,
+    /// The fields' names and aliases in canonical word style, folded once the first extra key
+    /// arrives.
+    styled: Option<Vec<String>>,
+    entries: usize,
+    next: usize,
+}
+
+impl<'g> Fields<'g> {
+    /// The fields of `st`, after its `_type` when `tagged`; `None` for structs wider than the
+    /// bit set (they go the long way).
+    #[inline]
+    fn new(at: Check<'g>, st: &'g StructType, tagged: bool) -> Option<Self> {
+        (st.fields.len() <= 128).then(|| Fields {
+            at,
+            st,
+            seen: 0,
+            extra: st.additional.as_ref().map(|_| HashSet::new()),
+            styled: None,
+            entries: usize::from(tagged),
+            next: 0,
+        })
+    }
+
+    #[inline]
+    fn key(&mut self, key: &str) -> Option<Check<'g>> {
+        self.entries += 1;
+        if self.entries > self.at.limits().max_items {
+            return None;
+        }
+        // Keys usually come in declaration order: try the field after the last one first.
+        let found = match self.st.fields.get(self.next) {
+            Some(field) if field.name == key => Some(self.next),
+            _ => self.st.fields.iter().position(|f| f.name == key),
+        };
+        match found {
+            Some(i) => {
+                self.next = i + 1;
+                let bit = 1u128 << i;
+                if self.seen & bit != 0 {
+                    return None;
+                }
+                self.seen |= bit;
+                // `null` for an optional field that is not nilable fails there: it is a repair.
+                Some(self.at.child(&self.st.fields.get(i)?.ty))
+            }
+            None => match (&self.st.additional, &mut self.extra) {
+                // A key that is an alias, or names a field in another case or style, is
+                // renamed by coercion.
+                (Some(extra_ty), Some(seen_extra))
+                    if key != TYPE_TAG
+                        && !names_a_field_loosely(self.st, &mut self.styled, key) =>
+                {
+                    seen_extra
+                        .insert(key.to_owned())
+                        .then(|| self.at.child(extra_ty))
+                }
+                _ => None,
+            },
+        }
+    }
+
+    #[inline]
+    fn finish(&self) -> bool {
+        self.st.fields.iter().enumerate().all(|(i, field)| {
+            self.seen & (1u128 << i) != 0 || (!field.required && field.default.is_none())
+        })
+    }
+}
+
+/// The entries of a dictionary: keys checked, none repeated (argument text may not repeat one).
+struct Dict<'g> {
+    at: Check<'g>,
+    keys: Option<&'g EnumType>,
+    values: &'g Type,
+    seen: HashSet<String>,
+}
+
+impl<'g> Dict<'g> {
+    #[inline]
+    fn key(&mut self, key: &str) -> Option<Check<'g>> {
+        let key_ok = self.keys.is_none_or(|et| names_value(et, key));
+        if !key_ok || self.seen.len() >= self.at.limits().max_items {
+            return None;
+        }
+        self.seen
+            .insert(key.to_owned())
+            .then(|| self.at.child(self.values))
     }
 }
 
@@ -306,150 +466,500 @@ fn names_a_field_loosely(st: &StructType, styled: &mut Option<Vec<String>>, key:
 }
 
 /// Whether `s` is exactly one of the string values of `et` (an alias is not canonical).
+#[inline]
 fn names_value(et: &EnumType, s: &str) -> bool {
     et.variants
         .iter()
         .any(|v| matches!(&v.value, EnumValue::String(value) if value == s))
 }
 
-/// Checks any JSON within the limits, and that no object repeats a key (which argument text
-/// may not do).
-#[derive(Clone, Copy)]
-struct AnyCheck<'g> {
-    limits: &'g Limits,
-    depth: usize,
+// ---------------------------------------------------------------------------------------------
+// The checking deserializer: `serde_json`'s, with every value checked on its way to `T`
+
+/// A deserializer for one value: `de`'s, checked against `at`.
+struct Checked<'g, D> {
+    de: D,
+    at: Check<'g>,
 }
 
-impl<'de> DeserializeSeed<'de> for AnyCheck<'_> {
-    type Value = ();
+/// A seed for one value: `seed`, reading through a [`Checked`] deserializer.
+struct CheckedSeed<'g, S> {
+    seed: S,
+    at: Check<'g>,
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        if self.depth > self.limits.max_depth {
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(Checked { de, at: self.at })
+    }
+}
+
+macro_rules! checked_methods {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
+            let watch = self.watch(visitor)?;
+            self.de.$method($($arg,)* watch)
+        }
+    )*};
+}
+
+impl<'g, D> Checked<'g, D> {
+    fn watch<V, E: de::Error>(&self, inner: V) -> Result<Watch<'g, V>, E> {
+        match self.at.resolve() {
+            Some(at) => Ok(Watch { inner, at }),
+            None => no(),
+        }
+    }
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
+    type Error = D::Error;
+
+    checked_methods! {
+        deserialize_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_identifier();
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        if name == RAW_VALUE_TOKEN {
+            self.at.pass.raw.set(true);
             return no();
         }
-        deserializer.deserialize_any(self)
+        let watch = self.watch(visitor)?;
+        self.de.deserialize_newtype_struct(name, watch)
+    }
+
+    /// A unit-variant enum is a string naming one of the type's values.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, D::Error> {
+        let watch = self.watch(visitor)?;
+        if !matches!(watch.at.ty, Type::Enum(_)) {
+            return no();
+        }
+        self.de.deserialize_str(EnumText(watch))
+    }
+
+    /// A value `T` skips is still checked.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let watch = self.watch(visitor)?;
+        self.de.deserialize_any(watch)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.de.is_human_readable()
     }
 }
 
-impl<'de> Visitor<'de> for AnyCheck<'_> {
-    type Value = ();
+/// `T`'s visitor, watched: each value is checked before it is handed on.
+struct Watch<'g, V> {
+    inner: V,
+    at: Resolved<'g>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
+    type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
+        self.inner.expecting(f)
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        if s.len() > self.limits.max_string_bytes {
-            no()
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
+        if self.at.bool_ok() {
+            self.inner.visit_bool(v)
         } else {
-            Ok(())
+            no()
         }
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        elements(&mut seq, self.limits, || self.child()).map(|_| ())
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        entries(&mut map, self.limits, |_| true, || self.child())
-    }
-}
-
-impl AnyCheck<'_> {
-    fn child(self) -> Self {
-        AnyCheck {
-            depth: self.depth + 1,
-            ..self
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
+        if self.at.int_ok(Int::from(v)) {
+            self.inner.visit_i64(v)
+        } else {
+            no()
         }
     }
-}
 
-/// Checks every element of an array with a seed from `child`; how many there were.
-fn elements<'de, A, S>(
-    seq: &mut A,
-    limits: &Limits,
-    child: impl Fn() -> S,
-) -> Result<usize, A::Error>
-where
-    A: SeqAccess<'de>,
-    S: DeserializeSeed<'de, Value = ()>,
-{
-    let mut count = 0;
-    while seq.next_element_seed(child())?.is_some() {
-        count += 1;
-        if count > limits.max_items {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
+        if self.at.int_ok(Int::from(v)) {
+            self.inner.visit_u64(v)
+        } else {
+            no()
+        }
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
+        if self.at.float_ok(v) {
+            self.inner.visit_f64(v)
+        } else {
+            no()
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        if self.at.str_ok(v) {
+            self.inner.visit_str(v)
+        } else {
+            no()
+        }
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        if self.at.str_ok(v) {
+            self.inner.visit_borrowed_str(v)
+        } else {
+            no()
+        }
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        if self.at.str_ok(&v) {
+            self.inner.visit_string(v)
+        } else {
+            no()
+        }
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        if self.at.null_ok() {
+            self.inner.visit_unit()
+        } else {
+            no()
+        }
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        if self.at.null_ok() {
+            self.inner.visit_none()
+        } else {
+            no()
+        }
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        let at = Check {
+            ty: self.at.ty,
+            ..self.at.at
+        };
+        self.inner.visit_some(Checked { de, at })
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.inner
+            .visit_newtype_struct(Checked { de, at: self.at.at })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        let Some(items) = self.at.items() else {
             return no();
+        };
+        let count = Cell::new(0);
+        let value = self.inner.visit_seq(WatchSeq {
+            seq,
+            items: &items,
+            count: &count,
+        })?;
+        // A visitor that stops early leaves elements that `serde_json` then refuses.
+        if items.count_ok(count.get()) {
+            Ok(value)
+        } else {
+            no()
         }
     }
-    Ok(count)
-}
 
-/// Checks every entry of a dictionary: its key with `key_ok`, its value with a seed from
-/// `child`; a repeated key is never canonical (argument text may not repeat one).
-fn entries<'de, A, S>(
-    map: &mut A,
-    limits: &Limits,
-    key_ok: impl Fn(&str) -> bool,
-    child: impl Fn() -> S,
-) -> Result<(), A::Error>
-where
-    A: MapAccess<'de>,
-    S: DeserializeSeed<'de, Value = ()>,
-{
-    let mut seen = HashSet::new();
-    while let Some(key) = map.next_key_seed(Text)? {
-        if !key_ok(&key) || seen.len() >= limits.max_items || !seen.insert(key) {
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        let Some(mut entries) = self.at.entries() else {
             return no();
+        };
+        let value = self.inner.visit_map(WatchMap {
+            map,
+            entries: &mut entries,
+            next: None,
+        })?;
+        if entries.finish() { Ok(value) } else { no() }
+    }
+}
+
+/// The elements of an array, each checked on its way to `T`.
+struct WatchSeq<'s, 'g, A> {
+    seq: A,
+    items: &'s Items<'g>,
+    count: &'s Cell<usize>,
+}
+
+impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for WatchSeq<'_, '_, A> {
+    type Error = A::Error;
+
+    fn next_element_seed<S: DeserializeSeed<'de>>(
+        &mut self,
+        seed: S,
+    ) -> Result<Option<S::Value>, A::Error> {
+        let at = self.items.at.child(self.items.item);
+        let element = self.seq.next_element_seed(CheckedSeed { seed, at })?;
+        if element.is_some() {
+            let count = self.count.get() + 1;
+            self.count.set(count);
+            // Past a limit or `maxItems` the array is not canonical, whatever follows.
+            if !self.items.count_ok_so_far(count) {
+                return no();
+            }
         }
-        map.next_value_seed(child())?;
+        Ok(element)
     }
-    Ok(())
-}
 
-/// Reads a string, borrowing it from the text where it has no escapes. (`Cow<str>`'s own
-/// `Deserialize` always copies.)
-struct Text;
-
-impl<'de> DeserializeSeed<'de> for Text {
-    type Value = Cow<'de, str>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
-        deserializer.deserialize_str(self)
+    fn size_hint(&self) -> Option<usize> {
+        self.seq.size_hint()
     }
 }
 
-impl<'de> Visitor<'de> for Text {
-    type Value = Cow<'de, str>;
+/// The entries of an object, each key and value checked on its way to `T`.
+struct WatchMap<'s, 'g, A> {
+    map: A,
+    entries: &'s mut Entries<'g>,
+    /// What the value after the key just read must be.
+    next: Option<Next<'g>>,
+}
+
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for WatchMap<'_, '_, A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        self.next = None;
+        self.map.next_key_seed(TextSeed {
+            seed,
+            role: Role::Key(&mut self.next),
+            entries: self.entries,
+        })
+    }
+
+    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
+        match self.next.take() {
+            Some(Next::Value(at)) => self.map.next_value_seed(CheckedSeed { seed, at }),
+            Some(Next::Tag) => self.map.next_value_seed(TextSeed {
+                seed,
+                role: Role::Tag,
+                entries: self.entries,
+            }),
+            None => no(),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        self.map.size_hint()
+    }
+}
+
+/// What a string read by a [`TextSeed`] is.
+enum Role<'s, 'g> {
+    /// A key; what its value must be goes here.
+    Key(&'s mut Option<Next<'g>>),
+    /// The `_type` of a tagged union.
+    Tag,
+}
+
+/// A seed for a key or a `_type`: the string is looked at on its way to `T`.
+struct TextSeed<'s, 'g, S> {
+    seed: S,
+    role: Role<'s, 'g>,
+    entries: &'s mut Entries<'g>,
+}
+
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for TextSeed<'_, '_, S> {
+    type Value = S::Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
+        self.seed.deserialize(TextDe {
+            de,
+            role: self.role,
+            entries: self.entries,
+        })
+    }
+}
+
+/// A deserializer for a key or a `_type`: only strings are canonical.
+struct TextDe<'s, 'g, D> {
+    de: D,
+    role: Role<'s, 'g>,
+    entries: &'s mut Entries<'g>,
+}
+
+macro_rules! text_methods {
+    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
+        fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, D::Error> {
+            let watch = WatchText { inner: visitor, role: self.role, entries: self.entries };
+            self.de.$method($($arg,)* watch)
+        }
+    )*};
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for TextDe<'_, '_, D> {
+    type Error = D::Error;
+
+    text_methods! {
+        deserialize_any();
+        deserialize_bool();
+        deserialize_i8();
+        deserialize_i16();
+        deserialize_i32();
+        deserialize_i64();
+        deserialize_i128();
+        deserialize_u8();
+        deserialize_u16();
+        deserialize_u32();
+        deserialize_u64();
+        deserialize_u128();
+        deserialize_f32();
+        deserialize_f64();
+        deserialize_char();
+        deserialize_str();
+        deserialize_string();
+        deserialize_bytes();
+        deserialize_byte_buf();
+        deserialize_option();
+        deserialize_unit();
+        deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str);
+        deserialize_seq();
+        deserialize_tuple(len: usize);
+        deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_identifier();
+    }
+
+    /// A key `T` skips is still looked at.
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.deserialize_str(visitor)
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.de.is_human_readable()
+    }
+}
+
+/// `T`'s visitor for a key or a `_type`, watched.
+struct WatchText<'s, 'g, V> {
+    inner: V,
+    role: Role<'s, 'g>,
+    entries: &'s mut Entries<'g>,
+}
+
+impl<V> WatchText<'_, '_, V> {
+    /// Whether the string `s`, in its role, keeps the object canonical.
+    #[inline]
+    fn ok(&mut self, s: &str) -> bool {
+        match &mut self.role {
+            Role::Key(next) => {
+                **next = self.entries.key(s);
+                next.is_some()
+            }
+            Role::Tag => self.entries.tag(s),
+        }
+    }
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for WatchText<'_, '_, V> {
+    type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
+        self.inner.expecting(f)
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-        Ok(Cow::Borrowed(s))
+    fn visit_str<E: de::Error>(mut self, v: &str) -> Result<V::Value, E> {
+        if self.ok(v) {
+            self.inner.visit_str(v)
+        } else {
+            no()
+        }
     }
 
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        Ok(Cow::Owned(s.to_owned()))
+    fn visit_borrowed_str<E: de::Error>(mut self, v: &'de str) -> Result<V::Value, E> {
+        if self.ok(v) {
+            self.inner.visit_borrowed_str(v)
+        } else {
+            no()
+        }
+    }
+
+    fn visit_string<E: de::Error>(mut self, v: String) -> Result<V::Value, E> {
+        if self.ok(&v) {
+            self.inner.visit_string(v)
+        } else {
+            no()
+        }
+    }
+}
+
+/// `T`'s visitor for a unit-variant enum, reading the string that names the variant.
+struct EnumText<'g, V>(Watch<'g, V>);
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for EnumText<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.inner.expecting(f)
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
+        if self.0.at.str_ok(v) {
+            self.0.inner.visit_enum(StrDeserializer::new(v))
+        } else {
+            no()
+        }
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
+        if self.0.at.str_ok(v) {
+            self.0.inner.visit_enum(BorrowedStrDeserializer::new(v))
+        } else {
+            no()
+        }
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
+        if self.0.at.str_ok(&v) {
+            self.0.inner.visit_enum(StringDeserializer::new(v))
+        } else {
+            no()
+        }
     }
 }

@@ -282,7 +282,9 @@ impl<'g> Coercer<'g> {
         path: &Path<'_>,
     ) -> Option<Value> {
         let field_path = path.key(&field.name);
+        self.in_default += 1;
         let trial = self.trial(|c| c.value(&field.ty, default, &field_path));
+        self.in_default -= 1;
         if trial.is_clean() {
             trial.value.map(|out| out.into_value(default))
         } else {

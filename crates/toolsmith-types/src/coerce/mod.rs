@@ -12,6 +12,7 @@
 
 mod canonical;
 mod compound;
+mod literal;
 mod path;
 mod scalar;
 
@@ -27,7 +28,9 @@ use crate::ty::{StructType, Type, TypeGraph};
 use compound::StyledNames;
 use path::Path;
 
-pub(crate) use canonical::is_canonical_text;
+pub(crate) use canonical::{Fast, is_canonical_text, read_canonical};
+use literal::Literals;
+pub(crate) use literal::number_tokens;
 
 /// A successful coercion: the canonical value and every repair made to reach it.
 #[derive(Debug, Clone, PartialEq)]
@@ -66,9 +69,13 @@ pub struct Coerced {
 /// [`Limits::max_errors`](crate::Limits::max_errors) the rest are summarised in one
 /// `too_many_errors` error at the end.
 pub fn coerce(graph: &TypeGraph, input: &Value, policy: &Policy) -> Result<Coerced, CoerceErrors> {
-    let mut coercer = Coercer::new(graph, policy);
+    let literals = Literals::none();
+    let mut coercer = Coercer::new(graph, policy, &literals);
     let value = coercer.value(&graph.root, input, &Path::ROOT);
-    coercer.finish(value.map(|out| out.into_value(input)))
+    coercer.finish(value).map(|coerced| Coerced {
+        value: coerced.value.into_value(input),
+        repairs: coerced.repairs,
+    })
 }
 
 /// Coerces `input`, taken by value, to the root type of `graph` under `policy`: the same as
@@ -82,25 +89,51 @@ pub fn coerce_owned(
     input: Value,
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
-    let mut coercer = Coercer::new(graph, policy);
-    let value = coercer.value(&graph.root, &input, &Path::ROOT);
-    coercer.finish(value.map(|out| match out {
-        Out::Same => input,
-        Out::New(value) => value,
-    }))
+    coerce_read(graph, input, None, policy)
 }
 
-/// Coerces `input` to `ty`, a type of `graph` (its root or any part of it), under `policy`: how
-/// import checks a value that belongs to a type, such as a field's `default`.
-pub(crate) fn coerce_to(
+/// [`coerce_owned`] for a value read from text whose number literals, in document order, are
+/// `tokens`: numbers are then decided on the digits that were sent.
+pub(crate) fn coerce_read(
     graph: &TypeGraph,
-    ty: &Type,
-    input: &Value,
+    input: Value,
+    tokens: Option<&[String]>,
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
-    let mut coercer = Coercer::new(graph, policy);
-    let value = coercer.value(ty, input, &Path::ROOT);
-    coercer.finish(value.map(|out| out.into_value(input)))
+    let value = {
+        let literals = match tokens {
+            Some(tokens) => Literals::attach(&input, tokens.iter().map(String::as_str)),
+            None => Literals::none(),
+        };
+        let mut coercer = Coercer::new(graph, policy, &literals);
+        let value = coercer.value(&graph.root, &input, &Path::ROOT);
+        coercer.finish(value)
+    };
+    value.map(|coerced| Coerced {
+        value: match coerced.value {
+            Out::Same => input,
+            Out::New(value) => value,
+        },
+        repairs: coerced.repairs,
+    })
+}
+
+/// Coerces `default`, a field's default, to `ty`, a type of `graph` (its root or any part of it),
+/// under `policy`, as coercion reads a default at call time: how import checks each default.
+pub(crate) fn coerce_default(
+    graph: &TypeGraph,
+    ty: &Type,
+    default: &Value,
+    policy: &Policy,
+) -> Result<Coerced, CoerceErrors> {
+    let literals = Literals::none();
+    let mut coercer = Coercer::new(graph, policy, &literals);
+    coercer.in_default += 1;
+    let value = coercer.value(ty, default, &Path::ROOT);
+    coercer.finish(value).map(|coerced| Coerced {
+        value: coerced.value.into_value(default),
+        repairs: coerced.repairs,
+    })
 }
 
 /// `text` in one canonical word style, for matching names across case and word style: its words,
@@ -176,10 +209,22 @@ impl Out {
     }
 }
 
+/// A coercion's result before the input is given up: the canonical value relative to it.
+struct Finished {
+    value: Out,
+    repairs: Vec<Repair>,
+}
+
 /// The walk's state: the graph, the policy, and the diagnostics found so far.
 struct Coercer<'g> {
     graph: &'g TypeGraph,
     policy: &'g Policy,
+    /// The literals of the input's numbers, where it was read from text.
+    literals: &'g Literals,
+    /// The literals of the values sent as JSON text that enclose this step, innermost last.
+    in_json_text: Vec<Literals>,
+    /// How many field defaults (part of the type, not of the input) enclose this step.
+    in_default: u32,
     repairs: Vec<Repair>,
     /// The errors kept, never more than the policy's `max_errors`.
     errors: Vec<CoerceError>,
@@ -283,10 +328,13 @@ impl Trial {
 }
 
 impl<'g> Coercer<'g> {
-    fn new(graph: &'g TypeGraph, policy: &'g Policy) -> Self {
+    fn new(graph: &'g TypeGraph, policy: &'g Policy, literals: &'g Literals) -> Self {
         Coercer {
             graph,
             policy,
+            literals,
+            in_json_text: Vec::new(),
+            in_default: 0,
             repairs: Vec::new(),
             errors: Vec::new(),
             cut: Cut::default(),
@@ -298,11 +346,11 @@ impl<'g> Coercer<'g> {
     }
 
     /// The result: the value when nothing went wrong, else every error (capped).
-    fn finish(mut self, value: Option<Value>) -> Result<Coerced, CoerceErrors> {
+    fn finish(mut self, value: Option<Out>) -> Result<Finished, CoerceErrors> {
         let clean = self.errors.is_empty() && self.cut.count == 0;
         match value {
             Some(value) if clean => {
-                return Ok(Coerced {
+                return Ok(Finished {
                     value,
                     repairs: self.repairs,
                 });
@@ -398,8 +446,12 @@ impl<'g> Coercer<'g> {
             {
                 return None;
             }
-            let out = self.dispatch(ty, &parsed, path, hops + 1)?;
-            return Some(match out {
+            // Its numbers are decided on their literals too, while `parsed` is walked.
+            self.in_json_text
+                .push(Literals::attach(&parsed, number_tokens(text)));
+            let out = self.dispatch(ty, &parsed, path, hops + 1);
+            self.in_json_text.pop();
+            return Some(match out? {
                 Out::Same => Out::New(parsed),
                 changed => changed,
             });
@@ -478,6 +530,14 @@ impl<'g> Coercer<'g> {
         self.errors.extend(trial.errors);
         self.cut.extend(trial.cut);
         trial.value
+    }
+
+    /// The literal the number `node` was sent as, when it is known.
+    fn literal(&self, node: &Value, number: &serde_json::Number) -> Option<String> {
+        self.in_json_text
+            .last()
+            .unwrap_or(self.literals)
+            .of(node, number)
     }
 
     /// Records an error at `path`.

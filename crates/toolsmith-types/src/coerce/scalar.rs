@@ -1,8 +1,23 @@
 //! Scalars and enums: strings, integers, numbers, booleans, and closed sets of values, with the
 //! constraints they carry.
+//!
+//! Numbers, decided on the literal sent where argument text gave one (see `literal.rs`):
+//!
+//! | target ← input | verdict |
+//! |---|---|
+//! | integer ← an integer literal in `i64::MIN..=u64::MAX` | accept, exactly |
+//! | integer ← an integer literal outside it (`-9223372036854775809`) | reject: `int_out_of_range` |
+//! | integer ← a whole float up to 2^53 (`5.0`, `1e3`) | repair: `int_from_float` |
+//! | integer ← a whole float past 2^53 (`9007199254740993.0`) | reject: `int_from_float`, asking for the digits |
+//! | integer ← a float whose digits have a fraction (`1.0000000000000000001`) | reject: `int_from_float` |
+//! | number ← a literal too small for an `f64` (`1e-400`, or as text) | reject: `float_out_of_range` |
+//! | number with `multipleOf` | decided exactly on decimals: the literal sent, and the bound's shortest decimal |
+//! | string ← a number | repair: the literal as sent (`1.10` → `"1.10"`, `1e2` → `"1e2"`, `-0` → `"-0"`) |
+//! | string ← a parsed float past 2^53 with no literal | reject: its digits were not kept |
 
 use serde_json::{Number, Value};
 
+use super::literal::{Decimal, EXACT_FLOAT_INTEGERS, is_integer_literal};
 use super::path::Path;
 use super::{Coercer, Out, fold_style};
 use crate::diagnostics::{ErrorCode, RepairCode};
@@ -40,25 +55,89 @@ fn int_to_json(n: Int) -> Value {
 const INT_MIN: Int = i64::MIN as Int;
 const INT_MAX: Int = u64::MAX as Int;
 
-/// A JSON number as an integer: whole floats (`42.0`) are integers, fractions and values past
-/// the 64-bit range are not.
-fn int_of_number(n: &Number) -> Result<Int, ErrorCode> {
+/// Why a JSON number is not an integer: the code, and what to send instead.
+type NotAnInteger = (ErrorCode, String);
+
+/// The range coercion reads integers in, in words.
+fn the_64_bit_range() -> String {
+    format!("an integer from {INT_MIN} to {INT_MAX}")
+}
+
+/// A JSON number as an integer, decided on `literal`, the text it was sent as, when that is
+/// known. `Ok((n, true))` for a whole float (`42.0`, `1e3`): an integer, but written as a
+/// float (a repair). Fractions, floats past 2^53 (where a float may not be the integer that
+/// was written) and integers outside the 64-bit range are not integers.
+fn int_of_number(n: &Number, literal: Option<&str>) -> Result<(Int, bool), NotAnInteger> {
     if let Some(i) = n.as_i64() {
-        return Ok(Int::from(i));
+        return Ok((Int::from(i), false));
     }
     if let Some(u) = n.as_u64() {
-        return Ok(Int::from(u));
+        return Ok((Int::from(u), false));
     }
     let f = n.as_f64().unwrap_or(f64::NAN);
     if !f.is_finite() {
-        Err(ErrorCode::FiniteNumber)
-    } else if f.fract() != 0.0 {
-        Err(ErrorCode::IntFromFloat)
-    } else if (-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&f) {
+        return Err((ErrorCode::FiniteNumber, AN_INTEGER.to_owned()));
+    }
+    let not_a_fraction = || (ErrorCode::IntFromFloat, AN_INTEGER.to_owned());
+    let out_of_range = |sent: &str| {
+        let expected = format!("{} ({sent} is outside it)", the_64_bit_range());
+        (ErrorCode::IntOutOfRange, expected)
+    };
+    let as_digits = |digits: &str| {
+        let expected = format!(
+            "an integer written as digits ({digits}): a float past 2^53 is not exact, so it \
+             cannot stand for an integer"
+        );
+        (ErrorCode::IntFromFloat, expected)
+    };
+    let decimal = literal.and_then(Decimal::parse);
+    match (literal, decimal) {
+        (Some(literal), Some(decimal)) => {
+            let Some(whole) = decimal.is_integer().then(|| decimal.to_int()) else {
+                return Err(not_a_fraction());
+            };
+            match whole {
+                Some(n) if is_integer_literal(literal) && (INT_MIN..=INT_MAX).contains(&n) => {
+                    // `-0`, which serde_json reads as a float to keep its sign.
+                    Ok((n, false))
+                }
+                _ if is_integer_literal(literal) => Err(out_of_range(literal)),
+                Some(n) if n.unsigned_abs() <= EXACT_FLOAT_INTEGERS as u128 => Ok((n, true)),
+                Some(n) if (INT_MIN..=INT_MAX).contains(&n) => Err(as_digits(&n.to_string())),
+                _ => Err(out_of_range(literal)),
+            }
+        }
+        _ if f.fract() != 0.0 => Err(not_a_fraction()),
+        _ if f.abs() <= EXACT_FLOAT_INTEGERS => Ok((f as Int, true)),
         // Exact: `f` is whole and within the range of `Int`.
-        Ok(f as Int)
-    } else {
-        Err(ErrorCode::IntOutOfRange)
+        _ if (-9_223_372_036_854_775_808.0..18_446_744_073_709_551_616.0).contains(&f) => {
+            Err(as_digits(&(f as Int).to_string()))
+        }
+        _ => Err(out_of_range(&n.to_string())),
+    }
+}
+
+/// The error for a number too small for a 64-bit float, which would be read as 0 (`1e-400`).
+fn underflow(sent: &str) -> (ErrorCode, String) {
+    let expected = format!("a number a 64-bit float can hold ({sent} would be read as 0)");
+    (ErrorCode::FloatOutOfRange, expected)
+}
+
+/// Whether `sent` (number text) stands for a number other than 0 while `f`, its float, is 0.
+fn underflows(f: f64, sent: &str) -> bool {
+    f == 0.0 && Decimal::parse(sent).is_some_and(|d| !d.is_zero())
+}
+
+/// The text a number for a string field becomes: its literal, or without one, what its value
+/// says exactly. A float with no literal past 2^53 may be a longer integer already rounded
+/// (`None`: it cannot be written back exactly).
+fn string_of_number(n: &Number, literal: Option<String>) -> Option<String> {
+    match literal {
+        Some(literal) => Some(literal),
+        None => match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() >= EXACT_FLOAT_INTEGERS => None,
+            _ => Some(n.to_string()),
+        },
     }
 }
 
@@ -114,6 +193,9 @@ fn number_of_text(text: &str) -> Result<Value, ErrorCode> {
         return Ok(Value::from(whole));
     }
     let f: f64 = text.parse().map_err(|_| ErrorCode::FloatParsing)?;
+    if underflows(f, text) {
+        return Err(ErrorCode::FloatOutOfRange);
+    }
     Number::from_f64(f)
         .map(Value::Number)
         .ok_or(ErrorCode::FiniteNumber)
@@ -295,7 +377,11 @@ impl<'g> Coercer<'g> {
         match input {
             Value::String(s) => self.check_string(st, s, input, path).then_some(Out::Same),
             Value::Number(n) => {
-                let text = n.to_string();
+                let Some(text) = string_of_number(n, self.literal(input, n)) else {
+                    let expected = "a string (send the number as text: its digits were not kept \
+                                    exactly)";
+                    return self.fail(path, ErrorCode::StringType, Some(input), expected);
+                };
                 let to = Value::String(text.clone());
                 if !self.repair(path, RepairCode::StringFromNumber, A_STRING, input, &to) {
                     return None;
@@ -334,10 +420,21 @@ impl<'g> Coercer<'g> {
         path: &Path<'_>,
     ) -> Option<Out> {
         let n = match input {
-            Value::Number(number) => match int_of_number(number) {
-                Ok(n) => n,
-                Err(code) => return self.fail(path, code, Some(input), AN_INTEGER),
-            },
+            Value::Number(number) => {
+                match int_of_number(number, self.literal(input, number).as_deref()) {
+                    Ok((n, false)) => n,
+                    // A schema's `5.0` default is its integer 5, not a repair of the input.
+                    Ok((n, true)) if self.in_default > 0 => n,
+                    Ok((n, true)) => {
+                        let to = int_to_json(n);
+                        if !self.repair(path, RepairCode::IntFromFloat, AN_INTEGER, input, &to) {
+                            return None;
+                        }
+                        n
+                    }
+                    Err((code, expected)) => return self.fail(path, code, Some(input), expected),
+                }
+            }
             Value::String(text) => match int_of_text(text) {
                 Ok(n) => {
                     let to = int_to_json(n);
@@ -374,14 +471,31 @@ impl<'g> Coercer<'g> {
         input: &Value,
         path: &Path<'_>,
     ) -> Option<Out> {
-        let (f, out) = match input {
-            Value::Number(number) => (number.as_f64().unwrap_or(f64::NAN), Out::Same),
+        let (f, sent, out) = match input {
+            Value::Number(number) => {
+                let f = number.as_f64().unwrap_or(f64::NAN);
+                let sent = self.literal(input, number);
+                if let Some(sent) = sent.as_deref().filter(|sent| underflows(f, sent)) {
+                    let (code, expected) = underflow(sent);
+                    return self.fail(path, code, Some(input), expected);
+                }
+                (f, sent, Out::Same)
+            }
             Value::String(text) => match number_of_text(text) {
                 Ok(value) => {
                     if !self.repair(path, RepairCode::NumberFromString, A_NUMBER, input, &value) {
                         return None;
                     }
-                    (value.as_f64().unwrap_or(f64::NAN), Out::New(value))
+                    let sent = text.trim().to_owned();
+                    (
+                        value.as_f64().unwrap_or(f64::NAN),
+                        Some(sent),
+                        Out::New(value),
+                    )
+                }
+                Err(ErrorCode::FloatOutOfRange) => {
+                    let (code, expected) = underflow(text.trim());
+                    return self.fail(path, code, Some(input), expected);
                 }
                 Err(code) => return self.fail(path, code, Some(input), A_NUMBER),
             },
@@ -395,11 +509,10 @@ impl<'g> Coercer<'g> {
                 );
             }
         };
-        self.check_number(nt, f, input, path).then_some(out)
-    }
-
-    fn check_number(&mut self, nt: &NumberType, f: f64, input: &Value, path: &Path<'_>) -> bool {
-        self.record_violations(number_violations(nt, f), input, path)
+        let exact = || sent.as_deref().and_then(Decimal::parse);
+        let violations = number_violations(nt, f, exact);
+        self.record_violations(violations, input, path)
+            .then_some(out)
     }
 
     pub(super) fn boolean(&mut self, input: &Value, path: &Path<'_>) -> Option<Out> {
@@ -466,8 +579,14 @@ impl<'g> Coercer<'g> {
                 found => found,
             },
             Value::Number(number) => {
-                match int_of_number(number).ok().and_then(|n| find_integer(et, n)) {
-                    Some(variant) => EnumMatch::Exact(variant),
+                let sent = self.literal(input, number);
+                let n = int_of_number(number, sent.as_deref()).ok();
+                match n.and_then(|(n, float)| Some((find_integer(et, n)?, float))) {
+                    // A whole float (`2.0`) naming an integer value, as for an integer.
+                    Some((variant, true)) if self.in_default == 0 => {
+                        EnumMatch::Repaired(variant, &[RepairCode::IntFromFloat])
+                    }
+                    Some((variant, _)) => EnumMatch::Exact(variant),
                     None => self.enum_from_scalar(et, input),
                 }
             }
@@ -615,6 +734,27 @@ fn bound_violations<T: Copy + PartialOrd + std::fmt::Display>(
     out
 }
 
+/// Whether `n` meets every constraint of `it`: [`integer_violations`] finds none.
+#[inline]
+pub(super) fn integer_ok(it: &IntegerType, n: Int) -> bool {
+    it.minimum.is_none_or(|b| n >= b)
+        && it.maximum.is_none_or(|b| n <= b)
+        && it.exclusive_minimum.is_none_or(|b| n > b)
+        && it.exclusive_maximum.is_none_or(|b| n < b)
+        && it
+            .multiple_of
+            .is_none_or(|m| m == 0 || n % Int::from(m) == 0)
+}
+
+/// Whether `f` is within the bounds of `nt` (`multipleOf` aside).
+#[inline]
+pub(super) fn number_bounds_ok(nt: &NumberType, f: f64) -> bool {
+    nt.minimum.is_none_or(|b| f >= b)
+        && nt.maximum.is_none_or(|b| f <= b)
+        && nt.exclusive_minimum.is_none_or(|b| f > b)
+        && nt.exclusive_maximum.is_none_or(|b| f < b)
+}
+
 /// The constraints of `it` that `n` breaks.
 pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, String)> {
     let checks = bounds(
@@ -630,8 +770,17 @@ pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, St
     out
 }
 
-/// The constraints of `nt` that `f` breaks.
-pub(super) fn number_violations(nt: &NumberType, f: f64) -> Vec<(ErrorCode, String)> {
+/// The constraints of `nt` that `f` breaks; `exact` gives the number exactly as it was sent,
+/// when that is known (else `f`'s shortest decimal stands for it).
+///
+/// `multipleOf` is decided exactly, on decimals: the number as sent (`0.3`) and the bound as
+/// written in the schema (`0.1`, the shortest decimal of its `f64`), so `0.3` is a multiple of
+/// `0.1` and `1000000000.5` is not one of `1`, however large the quotient.
+pub(super) fn number_violations(
+    nt: &NumberType,
+    f: f64,
+    exact: impl FnOnce() -> Option<Decimal>,
+) -> Vec<(ErrorCode, String)> {
     let checks = bounds(
         nt.minimum,
         nt.maximum,
@@ -640,9 +789,11 @@ pub(super) fn number_violations(nt: &NumberType, f: f64) -> Vec<(ErrorCode, Stri
     );
     let mut out = bound_violations(checks, f);
     if let Some(m) = nt.multiple_of.filter(|&m| m > 0.0) {
-        let quotient = f / m;
-        // Tolerate the rounding of decimal fractions: 0.3 is a multiple of 0.1.
-        if (quotient - quotient.round()).abs() > 1e-9 * quotient.abs().max(1.0) {
+        let multiple = match (exact().or_else(|| Decimal::of_f64(f)), Decimal::of_f64(m)) {
+            (Some(value), Some(m)) => value.is_multiple_of(&m),
+            _ => false,
+        };
+        if !multiple {
             out.push((ErrorCode::MultipleOf, format!("a multiple of {m}")));
         }
     }
