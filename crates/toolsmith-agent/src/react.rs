@@ -13,6 +13,8 @@ use crate::signature::{Compiled, FINISH, Signature, Verdict};
 
 /// The most tool calls of one reply that run at once; more run in batches of this size.
 const PARALLEL_CALLS: usize = 8;
+/// The most tool calls of one reply that run at all; the rest are answered without running.
+pub const MAX_CALLS_PER_REPLY: usize = 32;
 
 /// What an agent answered: every output field, typed and as JSON, and how it got there.
 #[derive(Debug, Clone, PartialEq)]
@@ -393,7 +395,22 @@ impl<S: Signature> Engine<'_, S> {
     }
 
     /// Runs every call that is not `finish`, in parallel; `None` in place of each `finish`.
+    /// Past [`MAX_CALLS_PER_REPLY`] calls, each is answered with an error and not run.
     fn call_tools(&self, calls: &[ToolCall]) -> Vec<Option<Result<ToolOutput, ToolError>>> {
+        let (calls, refused) = calls.split_at(calls.len().min(MAX_CALLS_PER_REPLY));
+        let mut out = self.run_calls(calls);
+        out.extend(refused.iter().map(|call| {
+            Some(Err(ToolError::Failed {
+                tool: call.name.clone(),
+                message: format!(
+                    "not run: at most {MAX_CALLS_PER_REPLY} tool calls are run per reply"
+                ),
+            }))
+        }));
+        out
+    }
+
+    fn run_calls(&self, calls: &[ToolCall]) -> Vec<Option<Result<ToolOutput, ToolError>>> {
         let run = |call: &ToolCall| (call.name != FINISH).then(|| self.call_tool(call));
         let tool_calls = calls.iter().filter(|call| call.name != FINISH).count();
         if tool_calls <= 1 {
