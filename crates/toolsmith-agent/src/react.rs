@@ -418,12 +418,17 @@ impl<S: Signature> Engine<'_, S> {
         }
         let mut out = Vec::with_capacity(calls.len());
         for batch in calls.chunks(PARALLEL_CALLS) {
+            let Some((first, rest)) = batch.split_first() else {
+                continue;
+            };
             std::thread::scope(|scope| {
-                let handles: Vec<_> = batch
+                let handles: Vec<_> = rest
                     .iter()
                     .map(|call| scope.spawn(move || run(call)))
                     .collect();
-                for (handle, call) in handles.into_iter().zip(batch) {
+                // The first call runs on this thread while the others run on theirs.
+                out.push(run(first));
+                for (handle, call) in handles.into_iter().zip(rest) {
                     // `Registry::call` catches a tool's panic; a join error is one it missed.
                     out.push(handle.join().unwrap_or_else(|_| {
                         Some(Err(ToolError::Panicked {
