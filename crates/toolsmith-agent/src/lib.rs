@@ -40,6 +40,6 @@ pub use error::{AgentError, Step};
 pub use lm::{LanguageModel, LmError};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
 pub use openai::OpenAiCompatible;
-pub use react::{Answer, Predict, ReAct};
+pub use react::{Answer, MAX_CALLS_PER_REPLY, Predict, ReAct};
 pub use scripted::{Recorded, ScriptedModel};
 pub use signature::{AnswerText, FINISH, Question, QuestionAnswer, Signature};

@@ -13,6 +13,8 @@ use crate::signature::{Compiled, FINISH, Signature, Verdict};
 
 /// The most tool calls of one reply that run at once; more run in batches of this size.
 const PARALLEL_CALLS: usize = 8;
+/// The most tool calls of one reply that run at all; the rest are answered without running.
+pub const MAX_CALLS_PER_REPLY: usize = 32;
 
 /// What an agent answered: every output field, typed and as JSON, and how it got there.
 #[derive(Debug, Clone, PartialEq)]
@@ -393,7 +395,22 @@ impl<S: Signature> Engine<'_, S> {
     }
 
     /// Runs every call that is not `finish`, in parallel; `None` in place of each `finish`.
+    /// Past [`MAX_CALLS_PER_REPLY`] calls, each is answered with an error and not run.
     fn call_tools(&self, calls: &[ToolCall]) -> Vec<Option<Result<ToolOutput, ToolError>>> {
+        let (calls, refused) = calls.split_at(calls.len().min(MAX_CALLS_PER_REPLY));
+        let mut out = self.run_calls(calls);
+        out.extend(refused.iter().map(|call| {
+            Some(Err(ToolError::Failed {
+                tool: call.name.clone(),
+                message: format!(
+                    "not run: at most {MAX_CALLS_PER_REPLY} tool calls are run per reply"
+                ),
+            }))
+        }));
+        out
+    }
+
+    fn run_calls(&self, calls: &[ToolCall]) -> Vec<Option<Result<ToolOutput, ToolError>>> {
         let run = |call: &ToolCall| (call.name != FINISH).then(|| self.call_tool(call));
         let tool_calls = calls.iter().filter(|call| call.name != FINISH).count();
         if tool_calls <= 1 {
@@ -401,12 +418,17 @@ impl<S: Signature> Engine<'_, S> {
         }
         let mut out = Vec::with_capacity(calls.len());
         for batch in calls.chunks(PARALLEL_CALLS) {
+            let Some((first, rest)) = batch.split_first() else {
+                continue;
+            };
             std::thread::scope(|scope| {
-                let handles: Vec<_> = batch
+                let handles: Vec<_> = rest
                     .iter()
                     .map(|call| scope.spawn(move || run(call)))
                     .collect();
-                for (handle, call) in handles.into_iter().zip(batch) {
+                // The first call runs on this thread while the others run on theirs.
+                out.push(run(first));
+                for (handle, call) in handles.into_iter().zip(rest) {
                     // `Registry::call` catches a tool's panic; a join error is one it missed.
                     out.push(handle.join().unwrap_or_else(|_| {
                         Some(Err(ToolError::Panicked {

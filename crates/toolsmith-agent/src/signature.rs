@@ -58,7 +58,7 @@ pub trait Signature {
     fn instructions() -> &'static str;
 }
 
-/// The question and answer of [`toolsmith agent`](https://docs.rs/toolsmith-cli): one string in,
+/// The question and answer of the `toolsmith agent` command: one string in,
 /// one string out.
 #[derive(Debug, Clone, Copy)]
 pub struct QuestionAnswer;

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolsmith::{Registry, ToolType};
 use toolsmith_agent::{
-    AgentError, LmError, Predict, Question, QuestionAnswer, ReAct, Role, ScriptedModel, Signature,
-    ToolChoice,
+    AgentError, LmError, MAX_CALLS_PER_REPLY, Predict, Question, QuestionAnswer, ReAct, Role,
+    ScriptedModel, Signature, ToolChoice,
 };
 
 /// Adds two integers.
@@ -182,6 +182,32 @@ fn parallel_tool_calls_run_at_once_and_are_answered_in_order() {
             (Some("call_2"), Some("bo: met"))
         ]
     );
+}
+
+#[test]
+fn calls_past_the_limit_of_one_reply_are_answered_without_running() {
+    let many = (0..MAX_CALLS_PER_REPLY + 2).map(|_| ("add", json!({"a": 1, "b": 1})));
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls(many)
+            .then_call("finish", json!({"answer": "2"})),
+    );
+    let answer = agent(&lm).run(&question("1 + 1?")).expect("an answer");
+    assert_eq!(answer.trajectory.len(), MAX_CALLS_PER_REPLY + 2);
+    let ran = answer
+        .trajectory
+        .iter()
+        .filter(|s| s.error.is_none())
+        .count();
+    assert_eq!(ran, MAX_CALLS_PER_REPLY);
+    let last = &answer.trajectory[MAX_CALLS_PER_REPLY + 1];
+    assert!(
+        last.observation.contains("not run: at most 32"),
+        "{}",
+        last.observation
+    );
+    // Every call is still answered, in order.
+    assert_eq!(lm.requests()[1].messages.len(), 3 + MAX_CALLS_PER_REPLY + 2);
 }
 
 #[test]

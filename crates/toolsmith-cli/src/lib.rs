@@ -97,7 +97,7 @@ use crate::output::Outcome;
 pub enum Exit {
     /// 0: the command did its job.
     Success,
-    /// 1: the tool arguments are invalid, or the tool failed.
+    /// 1: the tool arguments are invalid, the tool failed, or the agent found no answer.
     Failure,
     /// 2: a usage problem: a bad command line, an unknown tool, a file that cannot be read or
     /// imported, a registry that cannot be built.
