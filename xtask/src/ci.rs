@@ -4,12 +4,12 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, fuzz, peers, process};
+use crate::{Error, e2e, fuzz, peers, process};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
 
-/// One check: a cargo command, or the fuzz smoke run.
+/// One check: a cargo command, or one of xtask's own tasks.
 enum Check {
     Cargo {
         args: &'static [&'static str],
@@ -18,6 +18,8 @@ enum Check {
     Fuzz,
     /// `cargo xtask setup`: the peers the tests run against.
     Setup,
+    /// `cargo xtask e2e`: the agent against a real local model.
+    E2e,
 }
 
 const STEPS: &[(&str, Check)] = &[
@@ -59,6 +61,7 @@ const STEPS: &[(&str, Check)] = &[
         },
     ),
     ("fuzz", Check::Fuzz),
+    ("e2e", Check::E2e),
 ];
 
 /// Runs every step; the first failure ends the run with its message.
@@ -79,6 +82,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
             }
             Check::Fuzz => fuzz_smoke(root),
             Check::Setup => peers::ensure(root).map(|_| ()),
+            Check::E2e => e2e::run(root),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = result {
@@ -120,7 +124,10 @@ mod tests {
     #[test]
     fn steps_run_in_the_documented_order() {
         let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
-        assert_eq!(names, ["fmt", "setup", "clippy", "test", "doc", "fuzz"]);
+        assert_eq!(
+            names,
+            ["fmt", "setup", "clippy", "test", "doc", "fuzz", "e2e"]
+        );
     }
 
     #[test]

@@ -28,7 +28,8 @@ usage: cargo xtask <task>
 
 tasks:
   ci                          fmt check, peer set-up, clippy -D warnings, tests (with
-                              doctests), docs without warnings, then a 20 s fuzz run per target
+                              doctests), docs without warnings, a 20 s fuzz run per target,
+                              then e2e
   setup                       install the peers tests run against into target/peers/venv
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
                               for N seconds each (default 20)
