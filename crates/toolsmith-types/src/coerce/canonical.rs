@@ -353,13 +353,21 @@ struct Fields<'g> {
     st: &'g StructType,
     /// One bit a field.
     seen: u128,
-    /// Extra keys met, for structs open to them.
-    extra: Option<HashSet<String>>,
+    /// What a struct open to extra keys keeps about them, made at the first key that is not a
+    /// field (boxed: most structs are closed, and this is moved at every object).
+    open: Option<Box<Open>>,
+    entries: usize,
+    next: usize,
+}
+
+/// The extra keys of a struct open to them.
+#[derive(Default)]
+struct Open {
+    /// Extra keys met.
+    extra: HashSet<String>,
     /// The fields' names and aliases in canonical word style, folded once the first extra key
     /// arrives.
     styled: Option<Vec<String>>,
-    entries: usize,
-    next: usize,
 }
 
 impl<'g> Fields<'g> {
@@ -371,8 +379,7 @@ impl<'g> Fields<'g> {
             at,
             st,
             seen: 0,
-            extra: st.additional.as_ref().map(|_| HashSet::new()),
-            styled: None,
+            open: None,
             entries: usize::from(tagged),
             next: 0,
         })
@@ -400,14 +407,15 @@ impl<'g> Fields<'g> {
                 // `null` for an optional field that is not nilable fails there: it is a repair.
                 Some(self.at.child(&self.st.fields.get(i)?.ty))
             }
-            None => match (&self.st.additional, &mut self.extra) {
-                // A key that is an alias, or names a field in another case or style, is
-                // renamed by coercion.
-                (Some(extra_ty), Some(seen_extra))
-                    if key != TYPE_TAG
-                        && !names_a_field_loosely(self.st, &mut self.styled, key) =>
-                {
-                    seen_extra
+            None => match &self.st.additional {
+                Some(extra_ty) if key != TYPE_TAG => {
+                    let open = self.open.get_or_insert_with(Box::default);
+                    // A key that is an alias, or names a field in another case or style, is
+                    // renamed by coercion.
+                    if names_a_field_loosely(self.st, &mut open.styled, key) {
+                        return None;
+                    }
+                    open.extra
                         .insert(key.to_owned())
                         .then(|| self.at.child(extra_ty))
                 }
