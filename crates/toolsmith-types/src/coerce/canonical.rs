@@ -131,7 +131,7 @@ impl<'g> Check<'g> {
     }
 
     /// The type a value must have, with its references followed once.
-    #[inline]
+    #[inline(always)]
     fn resolve(self) -> Option<Resolved<'g>> {
         if self.depth > self.limits().max_depth {
             return None;
@@ -170,7 +170,7 @@ impl<'g> Resolved<'g> {
         matches!(self.ty, Type::Boolean | Type::Any)
     }
 
-    #[inline]
+    #[inline(always)]
     fn int_ok(&self, n: Int) -> bool {
         match self.ty {
             Type::Integer(it) => integer_ok(it, n),
@@ -232,7 +232,7 @@ impl<'g> Resolved<'g> {
     }
 
     /// How the entries of an object are checked, when the type is one.
-    #[inline]
+    #[inline(always)]
     fn entries(&self) -> Option<Entries<'g>> {
         Some(match self.ty {
             Type::Struct(st) => Entries::Fields(Fields::new(self.at, st, false)?),
@@ -306,7 +306,7 @@ enum Entries<'g> {
 
 impl<'g> Entries<'g> {
     /// What the value for `key` must be; `None` when the key makes the object not canonical.
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, key: &str) -> Option<Next<'g>> {
         match self {
             Entries::Fields(fields) => fields.key(key).map(Next::Value),
@@ -385,7 +385,7 @@ impl<'g> Fields<'g> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn key(&mut self, key: &str) -> Option<Check<'g>> {
         self.entries += 1;
         if self.entries > self.at.limits().max_items {
@@ -499,6 +499,7 @@ struct CheckedSeed<'g, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
     type Value = S::Value;
 
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(Checked { de, at: self.at })
     }
@@ -514,6 +515,7 @@ macro_rules! checked_methods {
 }
 
 impl<'g, D> Checked<'g, D> {
+    #[inline(always)]
     fn watch<V, E: de::Error>(&self, inner: V) -> Result<Watch<'g, V>, E> {
         match self.at.resolve() {
             Some(at) => Ok(Watch { inner, at }),
@@ -813,6 +815,7 @@ struct TextSeed<'s, 'g, S> {
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for TextSeed<'_, '_, S> {
     type Value = S::Value;
 
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(TextDe {
             de,
