@@ -11,9 +11,14 @@
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientRequest, ErrorCode,
+    ErrorData, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
@@ -109,6 +114,53 @@ enum Line {
     Eof,
 }
 
+/// One line as a message, as rmcp reads it.
+///
+/// rmcp reads a message by buffering it whole and then trying each kind of request in turn,
+/// which costs several times the parse itself. `tools/call`, the request a busy client sends
+/// most, is read straight into its type first; anything that does not read that way (another
+/// method, a malformed call) goes through rmcp's reader, so what a line means is rmcp's.
+fn parse(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
+    match serde_json::from_slice::<ToolCall>(text) {
+        Ok(call) if !call.result && !call.error => {
+            let mut params = call.params;
+            let mut request = CallToolRequest::new(CallToolRequestParams::new(""));
+            // rmcp keeps a request's `_meta` in its extensions, not in its params.
+            if let Some(meta) = params.meta.take() {
+                request.extensions.insert(meta);
+            }
+            request.params = params;
+            Ok(JsonRpcMessage::request(
+                ClientRequest::CallToolRequest(request),
+                call.id,
+            ))
+        }
+        _ => serde_json::from_slice(text),
+    }
+}
+
+/// A `tools/call` request as it arrives: `{"jsonrpc":"2.0","id":..,"method":"tools/call",
+/// "params":{..}}`, other members ignored, as rmcp ignores them.
+#[derive(Deserialize)]
+struct ToolCall {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: JsonRpcVersion2_0,
+    id: RequestId,
+    #[serde(rename = "method")]
+    _method: CallToolRequestMethod,
+    params: CallToolRequestParams,
+    /// A message with a `result` or `error` as well is not a request to rmcp.
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+/// `true` for a member that is there, whatever its value (`null` too).
+fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(value).map(|_| true)
+}
+
 /// What a line that is not a message gets back, if anything.
 fn reject(line: &[u8], error: &serde_json::Error) -> Option<(Option<RequestId>, ErrorData)> {
     use serde_json::error::Category;
@@ -176,7 +228,7 @@ where
                     let parsed = if text.iter().all(u8::is_ascii_whitespace) {
                         None
                     } else {
-                        Some(serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text))
+                        Some(parse(text))
                     };
                     let answer = match parsed {
                         None => None,
@@ -273,6 +325,66 @@ mod tests {
 
     fn id(text: &str) -> Option<String> {
         top_level_id(text.as_bytes()).map(|id| id.to_string())
+    }
+
+    /// What rmcp's own reader makes of `line`: the message as JSON, or that it is not one.
+    fn as_rmcp_reads_it(line: &str) -> Option<Value> {
+        let message = serde_json::from_str::<RxJsonRpcMessage<RoleServer>>(line).ok()?;
+        Some(serde_json::to_value(message).unwrap())
+    }
+
+    fn as_parsed(line: &str) -> Option<Value> {
+        let message = parse(line.as_bytes()).ok()?;
+        Some(serde_json::to_value(message).unwrap())
+    }
+
+    #[test]
+    fn a_line_means_what_it_means_to_rmcp() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+            r#"{"params":{"arguments":{"a":2.5,"b":[1,{"c":null}]},"name":"add"},"method":"tools/call","id":"x-1","jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","_meta":{"progressToken":7}}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":null,"extra":1},"other":true}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","requestState":"s"}}"#,
+            r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"add","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"add"},"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"add"},"error":{}}"#,
+            r#"{"jsonrpc":"1.0","id":12,"method":"tools/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"add"},"id":14}"#,
+            r#"{"jsonrpc":"2.0","id":15,"result":{}}"#,
+            r#"[1,2]"#,
+        ];
+        for line in lines {
+            assert_eq!(as_parsed(line), as_rmcp_reads_it(line), "{line}");
+        }
+        // The calls above were read, not only refused alike.
+        assert!(as_parsed(lines[0]).is_some() && as_parsed(lines[2]).is_some());
+    }
+
+    #[test]
+    fn a_tool_call_is_read_as_one() {
+        let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2},"_meta":{"progressToken":7}}}"#;
+        let Ok(JsonRpcMessage::Request(request)) = parse(line.as_bytes()) else {
+            panic!("not a request");
+        };
+        let ClientRequest::CallToolRequest(call) = request.request else {
+            panic!("not a tool call");
+        };
+        assert_eq!(call.params.name, "add");
+        assert_eq!(call.params.arguments.unwrap()["a"], 2);
+        assert_eq!(call.params.meta, None);
+        let meta = call
+            .extensions
+            .get::<rmcp::model::RequestMetaObject>()
+            .unwrap();
+        assert_eq!(meta.0.get("progressToken"), Some(&Value::from(7)));
     }
 
     #[test]
