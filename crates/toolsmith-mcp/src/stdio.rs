@@ -8,12 +8,13 @@
 //! an invalid request with the id read from the line's first bytes where it can be found there.
 //! The protocol itself (what a message means, the handshake, dispatch) stays rmcp's.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, ClientRequest, ErrorCode,
-    ErrorData, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
+    CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode, ErrorData, JsonRpcMessage,
+    RequestId,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -121,8 +122,13 @@ enum Line {
 /// most, is read straight into its type first; anything that does not read that way (another
 /// method, a malformed call) goes through rmcp's reader, so what a line means is rmcp's.
 fn parse(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
-    match serde_json::from_slice::<ToolCall>(text) {
-        Ok(call) if !call.result && !call.error => {
+    match serde_json::from_slice::<ToolCall<'_>>(text) {
+        Ok(call)
+            if call.jsonrpc == "2.0"
+                && call.method == "tools/call"
+                && !call.result
+                && !call.error =>
+        {
             let mut params = call.params;
             let mut request = CallToolRequest::new(CallToolRequestParams::new(""));
             // rmcp keeps a request's `_meta` in its extensions, not in its params.
@@ -141,13 +147,14 @@ fn parse(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
 
 /// A `tools/call` request as it arrives: `{"jsonrpc":"2.0","id":..,"method":"tools/call",
 /// "params":{..}}`, other members ignored, as rmcp ignores them.
+/// `jsonrpc` and `method` are read in place (rmcp's types for them copy each into a string).
 #[derive(Deserialize)]
-struct ToolCall {
-    #[serde(rename = "jsonrpc")]
-    _jsonrpc: JsonRpcVersion2_0,
+struct ToolCall<'a> {
+    #[serde(borrow)]
+    jsonrpc: Cow<'a, str>,
     id: RequestId,
-    #[serde(rename = "method")]
-    _method: CallToolRequestMethod,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
     params: CallToolRequestParams,
     /// A message with a `result` or `error` as well is not a request to rmcp.
     #[serde(default, deserialize_with = "present")]
@@ -355,6 +362,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"add"},"result":null}"#,
             r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"add"},"error":{}}"#,
             r#"{"jsonrpc":"1.0","id":12,"method":"tools/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2\u002e0","id":16,"method":"tools\/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2.0","id":17,"method":"tools/list","params":{"name":"add"}}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"add"}}"#,
             r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add"}}"#,
             r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"add"},"id":14}"#,
