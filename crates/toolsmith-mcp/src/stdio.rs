@@ -328,6 +328,8 @@ fn id_value(text: &[u8], at: usize) -> Option<RequestId> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     fn id(text: &str) -> Option<String> {
