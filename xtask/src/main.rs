@@ -36,7 +36,7 @@ tasks:
   deny                        cargo deny check licenses bans sources (skipped without cargo-deny)
   bench [NAME...]             run the benchmarks (all when no NAME is given)
   e2e                         the agent against a real local model served on 127.0.0.1
-                              (builds llama-cpp-python into target/peers/llm once, ~10 min)
+                              (builds llama-cpp-python into target/peers/llm once, ~5 min)
   help                        print this message";
 
 /// Why a task did not succeed.
