@@ -8,18 +8,12 @@
 //! an invalid request with the id read from the line's first bytes where it can be found there.
 //! The protocol itself (what a message means, the handshake, dispatch) stays rmcp's.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode, ErrorData, JsonRpcMessage,
-    RequestId,
-};
+use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
@@ -115,59 +109,6 @@ enum Line {
     Eof,
 }
 
-/// One line as a message, as rmcp reads it.
-///
-/// rmcp reads a message by buffering it whole and then trying each kind of request in turn,
-/// which costs several times the parse itself. `tools/call`, the request a busy client sends
-/// most, is read straight into its type first; anything that does not read that way (another
-/// method, a malformed call) goes through rmcp's reader, so what a line means is rmcp's.
-fn parse(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
-    match serde_json::from_slice::<ToolCall<'_>>(text) {
-        Ok(call)
-            if call.jsonrpc == "2.0"
-                && call.method == "tools/call"
-                && !call.result
-                && !call.error =>
-        {
-            let mut params = call.params;
-            let mut request = CallToolRequest::new(CallToolRequestParams::new(""));
-            // rmcp keeps a request's `_meta` in its extensions, not in its params.
-            if let Some(meta) = params.meta.take() {
-                request.extensions.insert(meta);
-            }
-            request.params = params;
-            Ok(JsonRpcMessage::request(
-                ClientRequest::CallToolRequest(request),
-                call.id,
-            ))
-        }
-        _ => serde_json::from_slice(text),
-    }
-}
-
-/// A `tools/call` request as it arrives: `{"jsonrpc":"2.0","id":..,"method":"tools/call",
-/// "params":{..}}`, other members ignored, as rmcp ignores them.
-/// `jsonrpc` and `method` are read in place (rmcp's types for them copy each into a string).
-#[derive(Deserialize)]
-struct ToolCall<'a> {
-    #[serde(borrow)]
-    jsonrpc: Cow<'a, str>,
-    id: RequestId,
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    params: CallToolRequestParams,
-    /// A message with a `result` or `error` as well is not a request to rmcp.
-    #[serde(default, deserialize_with = "present")]
-    result: bool,
-    #[serde(default, deserialize_with = "present")]
-    error: bool,
-}
-
-/// `true` for a member that is there, whatever its value (`null` too).
-fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
-    IgnoredAny::deserialize(value).map(|_| true)
-}
-
 /// What a line that is not a message gets back, if anything.
 fn reject(line: &[u8], error: &serde_json::Error) -> Option<(Option<RequestId>, ErrorData)> {
     use serde_json::error::Category;
@@ -235,7 +176,7 @@ where
                     let parsed = if text.iter().all(u8::is_ascii_whitespace) {
                         None
                     } else {
-                        Some(parse(text))
+                        Some(serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(text))
                     };
                     let answer = match parsed {
                         None => None,
@@ -328,74 +269,10 @@ fn id_value(text: &[u8], at: usize) -> Option<RequestId> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
-
     use super::*;
 
     fn id(text: &str) -> Option<String> {
         top_level_id(text.as_bytes()).map(|id| id.to_string())
-    }
-
-    /// What rmcp's own reader makes of `line`: the message as JSON, or that it is not one.
-    fn as_rmcp_reads_it(line: &str) -> Option<Value> {
-        let message = serde_json::from_str::<RxJsonRpcMessage<RoleServer>>(line).ok()?;
-        Some(serde_json::to_value(message).unwrap())
-    }
-
-    fn as_parsed(line: &str) -> Option<Value> {
-        let message = parse(line.as_bytes()).ok()?;
-        Some(serde_json::to_value(message).unwrap())
-    }
-
-    #[test]
-    fn a_line_means_what_it_means_to_rmcp() {
-        let lines = [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
-            r#"{"params":{"arguments":{"a":2.5,"b":[1,{"c":null}]},"name":"add"},"method":"tools/call","id":"x-1","jsonrpc":"2.0"}"#,
-            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","_meta":{"progressToken":7}}}"#,
-            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":null,"extra":1},"other":true}"#,
-            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","requestState":"s"}}"#,
-            r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
-            r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#,
-            r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"add","arguments":[1]}}"#,
-            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call"}"#,
-            r#"{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"add"},"result":null}"#,
-            r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"add"},"error":{}}"#,
-            r#"{"jsonrpc":"1.0","id":12,"method":"tools/call","params":{"name":"add"}}"#,
-            r#"{"jsonrpc":"2\u002e0","id":16,"method":"tools\/call","params":{"name":"add"}}"#,
-            r#"{"jsonrpc":"2.0","id":17,"method":"tools/list","params":{"name":"add"}}"#,
-            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"add"}}"#,
-            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"add"}}"#,
-            r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"add"},"id":14}"#,
-            r#"{"jsonrpc":"2.0","id":15,"result":{}}"#,
-            r#"[1,2]"#,
-        ];
-        for line in lines {
-            assert_eq!(as_parsed(line), as_rmcp_reads_it(line), "{line}");
-        }
-        // The calls above were read, not only refused alike.
-        assert!(as_parsed(lines[0]).is_some() && as_parsed(lines[2]).is_some());
-    }
-
-    #[test]
-    fn a_tool_call_is_read_as_one() {
-        let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2},"_meta":{"progressToken":7}}}"#;
-        let Ok(JsonRpcMessage::Request(request)) = parse(line.as_bytes()) else {
-            panic!("not a request");
-        };
-        let ClientRequest::CallToolRequest(call) = request.request else {
-            panic!("not a tool call");
-        };
-        assert_eq!(call.params.name, "add");
-        assert_eq!(call.params.arguments.unwrap()["a"], 2);
-        assert_eq!(call.params.meta, None);
-        let meta = call
-            .extensions
-            .get::<rmcp::model::RequestMetaObject>()
-            .unwrap();
-        assert_eq!(meta.0.get("progressToken"), Some(&Value::from(7)));
     }
 
     #[test]
