@@ -303,6 +303,18 @@ fn a_default_that_does_not_fit_its_field_is_reported_at_import_with_the_real_rea
 }
 
 #[test]
+fn a_whole_float_default_for_an_integer_imports_strictly_as_the_integer() {
+    // A default is part of the type, not of a model's input: `5.0` is the integer 5, no repair.
+    let schema = json!({"type": "object", "properties": {
+        "limit": {"type": "integer", "maximum": 9, "default": 5.0}
+    }});
+    let graph = import(&schema).unwrap();
+    let strict = coerce_arguments(&graph, Arguments::Json(&json!({})), &Policy::strict()).unwrap();
+    assert_eq!(strict.value, json!({"limit": 5}));
+    assert!(strict.repairs.is_empty(), "{:?}", strict.repairs);
+}
+
+#[test]
 fn a_default_of_a_referenced_type_is_checked_against_the_definition() {
     let schema = json!({
         "$defs": {"Level": {"type": "string", "enum": ["low", "high"]}},
