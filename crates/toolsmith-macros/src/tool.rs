@@ -567,6 +567,21 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             }
         })
         .collect();
+    // Whether every parameter is `Plain` with no default: then clean arguments are read by
+    // serde alone (see `__private::arguments`).
+    let plain_params = tool.params.iter().map(|p| {
+        let stored = &p.stored;
+        if p.default.is_some() {
+            quote! { false }
+        } else {
+            quote! { (&&::toolsmith::__private::PlainProbe::<#stored>::new()).plain() }
+        }
+    });
+    let plain = quote! {{
+        #[allow(unused_imports)]
+        use ::toolsmith::__private::{ViaNotPlain as _, ViaPlain as _};
+        true #(&& #plain_params)*
+    }};
     let arguments = tool.params.iter().map(|p| {
         let ident = &p.ident;
         match &p.borrowed {
@@ -629,7 +644,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             __toolsmith_policy: &::toolsmith::__private::Policy,
         ) -> ::core::result::Result<::toolsmith::__private::ToolOutput, ::toolsmith::__private::ToolError> {
             #[derive(::toolsmith::__private::serde::Deserialize)]
-            #[serde(crate = "::toolsmith::__private::serde")]
+            #[serde(crate = "::toolsmith::__private::serde", deny_unknown_fields)]
             #[allow(non_camel_case_types, non_snake_case)]
             struct __ToolsmithArguments { #(#struct_fields),* }
             #(#default_fns)*
@@ -641,6 +656,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
                     Self::#parameters_fn(),
                     __toolsmith_arguments,
                     __toolsmith_policy,
+                    #plain,
                 )?;
             let __toolsmith_value: #output = #call;
             #via
