@@ -352,7 +352,7 @@ struct Fields<'g> {
     at: Check<'g>,
     st: &'g StructType,
     /// One bit a field.
-    seen: u128,
+    seen: u64,
     /// What a struct open to extra keys keeps about them, made at the first key that is not a
     /// field (boxed: most structs are closed, and this is moved at every object).
     open: Option<Box<Open>>,
@@ -375,7 +375,7 @@ impl<'g> Fields<'g> {
     /// bit set (they go the long way).
     #[inline]
     fn new(at: Check<'g>, st: &'g StructType, tagged: bool) -> Option<Self> {
-        (st.fields.len() <= 128).then(|| Fields {
+        (st.fields.len() <= 64).then(|| Fields {
             at,
             st,
             seen: 0,
@@ -399,7 +399,7 @@ impl<'g> Fields<'g> {
         match found {
             Some(i) => {
                 self.next = i + 1;
-                let bit = 1u128 << i;
+                let bit = 1u64 << i;
                 if self.seen & bit != 0 {
                     return None;
                 }
@@ -426,8 +426,13 @@ impl<'g> Fields<'g> {
 
     #[inline]
     fn finish(&self) -> bool {
+        // Usually every field was sent.
+        let n = self.st.fields.len();
+        if n > 0 && self.seen == u64::MAX >> (64 - n) {
+            return true;
+        }
         self.st.fields.iter().enumerate().all(|(i, field)| {
-            self.seen & (1u128 << i) != 0 || (!field.required && field.default.is_none())
+            self.seen & (1u64 << i) != 0 || (!field.required && field.default.is_none())
         })
     }
 }
