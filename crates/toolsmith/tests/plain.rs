@@ -67,33 +67,24 @@ fn assert_same(text: &str, policy: &Policy) {
     }
 }
 
+/// The default policy with one limit changed.
+fn tight(change: impl FnOnce(&mut Limits)) -> Policy {
+    let mut policy = Policy::default();
+    change(&mut policy.limits);
+    policy
+}
+
 fn policies() -> Vec<Policy> {
-    let tight = |limits: Limits| Policy {
-        limits,
-        ..Policy::default()
-    };
     vec![
         Policy::default(),
         Policy {
             mode: Mode::Strict,
             ..Policy::default()
         },
-        tight(Limits {
-            max_string_bytes: 4,
-            ..Limits::default()
-        }),
-        tight(Limits {
-            max_items: 3,
-            ..Limits::default()
-        }),
-        tight(Limits {
-            max_depth: 0,
-            ..Limits::default()
-        }),
-        tight(Limits {
-            max_input_bytes: 40,
-            ..Limits::default()
-        }),
+        tight(|l| l.max_string_bytes = 4),
+        tight(|l| l.max_items = 3),
+        tight(|l| l.max_depth = 0),
+        tight(|l| l.max_input_bytes = 40),
     ]
 }
 
@@ -135,13 +126,7 @@ fn what_serde_alone_would_get_wrong_takes_the_checking_way() {
 
 #[test]
 fn a_string_past_the_limit_is_refused_either_way() {
-    let policy = Policy {
-        limits: Limits {
-            max_string_bytes: 4,
-            ..Limits::default()
-        },
-        ..Policy::default()
-    };
+    let policy = tight(|l| l.max_string_bytes = 4);
     let text = r#"{"flag": true, "count": 1, "delta": 2, "big": 3, "name": "longer", "type": 4}"#;
     let (plain, checked) = both_ways(text, &policy).remove(1);
     assert!(

@@ -514,6 +514,44 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for CheckedSeed<'_, S> {
     }
 }
 
+/// Calls `$with!` with every `Deserializer` method that both wrappers forward alike (and any
+/// `$extra` ones): each is written once here, whatever each wrapper does in it.
+macro_rules! deserializer_methods {
+    ($with:ident $(; $($extra:tt)*)?) => {
+        $with! {
+            deserialize_any();
+            deserialize_bool();
+            deserialize_i8();
+            deserialize_i16();
+            deserialize_i32();
+            deserialize_i64();
+            deserialize_i128();
+            deserialize_u8();
+            deserialize_u16();
+            deserialize_u32();
+            deserialize_u64();
+            deserialize_u128();
+            deserialize_f32();
+            deserialize_f64();
+            deserialize_char();
+            deserialize_str();
+            deserialize_string();
+            deserialize_bytes();
+            deserialize_byte_buf();
+            deserialize_option();
+            deserialize_unit();
+            deserialize_unit_struct(name: &'static str);
+            deserialize_seq();
+            deserialize_tuple(len: usize);
+            deserialize_tuple_struct(name: &'static str, len: usize);
+            deserialize_map();
+            deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+            deserialize_identifier();
+            $($($extra)*)?
+        }
+    };
+}
+
 macro_rules! checked_methods {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         #[inline(always)]
@@ -537,36 +575,7 @@ impl<'g, D> Checked<'g, D> {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     type Error = D::Error;
 
-    checked_methods! {
-        deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_identifier();
-    }
+    deserializer_methods!(checked_methods);
 
     #[inline(always)]
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -872,38 +881,11 @@ macro_rules! text_methods {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for TextDe<'_, '_, D> {
     type Error = D::Error;
 
-    text_methods! {
-        deserialize_any();
-        deserialize_bool();
-        deserialize_i8();
-        deserialize_i16();
-        deserialize_i32();
-        deserialize_i64();
-        deserialize_i128();
-        deserialize_u8();
-        deserialize_u16();
-        deserialize_u32();
-        deserialize_u64();
-        deserialize_u128();
-        deserialize_f32();
-        deserialize_f64();
-        deserialize_char();
-        deserialize_str();
-        deserialize_string();
-        deserialize_bytes();
-        deserialize_byte_buf();
-        deserialize_option();
-        deserialize_unit();
-        deserialize_unit_struct(name: &'static str);
+    deserializer_methods!(
+        text_methods;
         deserialize_newtype_struct(name: &'static str);
-        deserialize_seq();
-        deserialize_tuple(len: usize);
-        deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
         deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier();
-    }
+    );
 
     /// A key `T` skips is still looked at.
     fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
