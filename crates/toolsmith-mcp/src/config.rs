@@ -46,7 +46,7 @@ impl McpConfig {
         self
     }
 
-    /// How many tool calls may run at once (each on a blocking thread). A call beyond the limit
+    /// How many tool calls may run at once (each on its own thread). A call beyond the limit
     /// is answered at once with an `isError` result saying the server is busy. A call that timed
     /// out still counts until its tool returns, so runaway tools cannot pile up threads.
     /// Default 64; at least 1.

@@ -6,8 +6,8 @@
 //! parameters under the MCP dialect's [`Policy`](toolsmith::Policy), invalid arguments and tool
 //! failures come back as a result with `isError: true` and the message a model can act on
 //! ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)), and an unknown tool
-//! is a protocol error naming the nearest tool. Tools run on blocking threads, never on the async
-//! executor's, so a slow tool stalls no other request; calls run concurrently up to a limit, each
+//! is a protocol error naming the nearest tool. Tools run on the server's own tool threads, never
+//! on the async executor's, so a slow tool stalls no other request; calls run concurrently up to a limit, each
 //! under a timeout, and a panicking tool is an error result while the server keeps serving. The
 //! limits are in [`McpConfig`].
 //!
@@ -36,6 +36,7 @@
 mod config;
 mod error;
 mod http;
+mod pool;
 mod server;
 mod stdio;
 
@@ -64,7 +65,7 @@ pub fn serve_stdio(registry: Registry) -> Result<(), ServeError> {
 pub fn serve_stdio_with(registry: Registry, config: McpConfig) -> Result<(), ServeError> {
     let server = McpServer::new(registry, config)?;
     // One client: its messages on one thread (fewer wake-ups between threads per call), its
-    // tools on the blocking pool as always.
+    // tools on the server's tool threads as always.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,6 +1,8 @@
 //! [`McpServer`]: rmcp's server handler over a toolsmith [`Registry`].
 
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -9,11 +11,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, oneshot};
 use toolsmith::{Arguments, Dialect, Registry, ToolError, ToolOutput, envelope};
 
 use crate::config::McpConfig;
 use crate::error::ServeError;
+use crate::pool::ToolPool;
 
 /// An MCP server over a [`Registry`]: rmcp's [`ServerHandler`], with the tools' declarations
 /// computed once, at construction.
@@ -51,6 +54,8 @@ struct Shared {
     /// `tools/list`'s answer, built once.
     listed: ListToolsResult,
     calls: Arc<Semaphore>,
+    /// The threads tools run on.
+    pool: ToolPool,
 }
 
 impl McpServer {
@@ -65,12 +70,16 @@ impl McpServer {
             .map(|entry| declare(entry.tool().as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
         let calls = Arc::new(Semaphore::new(config.max_concurrent_calls()));
+        // No more threads than calls may run: at that many, a queued call always finds a
+        // thread about to be free.
+        let pool = ToolPool::new(config.max_concurrent_calls());
         Ok(McpServer {
             shared: Arc::new(Shared {
                 registry,
                 config,
                 listed: ListToolsResult::with_all_items(tools),
                 calls,
+                pool,
             }),
         })
     }
@@ -85,7 +94,7 @@ impl McpServer {
         &self.shared.config
     }
 
-    /// Runs one call: coerced, on a blocking thread, under the concurrency limit and the timeout.
+    /// Runs one call: coerced, on one of the pool's threads, under the concurrency limit and the timeout.
     async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
         let shared = &self.shared;
         if let Err(error) = shared.registry.find(name) {
@@ -100,20 +109,28 @@ impl McpServer {
         let registry = Arc::clone(&shared.registry);
         let policy = shared.config.policy().clone();
         let tool = name.to_owned();
-        let running = tokio::task::spawn_blocking(move || {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let spawned = shared.pool.spawn(move || {
             // Held until the tool returns, even after a timeout: a runaway tool keeps its slot.
             let _permit = permit;
-            registry.call(&tool, Arguments::Json(&arguments), &policy)
+            // The caller may have timed out and gone; the answer is then dropped.
+            let _ = answer.send(registry.call(&tool, Arguments::Json(&arguments), &policy));
         });
+        if let Err(error) = spawned {
+            return Ok(error_result(format!(
+                "The server could not start a thread for `{name}` ({error}). Try again shortly."
+            )));
+        }
         let timeout = shared.config.call_timeout();
-        Ok(match tokio::time::timeout(timeout, running).await {
+        Ok(match tokio::time::timeout(timeout, soon(answered)).await {
             Ok(Ok(Ok(output))) => success_result(output),
             Ok(Ok(Err(error))) => error_result(error.to_model_message()),
-            // `Registry::call` catches panics; this is a panic it could not catch.
-            Ok(Err(joined)) => error_result(
+            // `Registry::call` catches panics; this is one it could not catch (a panic while
+            // dropping the tool's output, say), which ended the job without an answer.
+            Ok(Err(_dropped)) => error_result(
                 ToolError::Panicked {
                     tool: name.to_owned(),
-                    message: joined.to_string(),
+                    message: "the tool's thread ended without an answer".to_owned(),
                 }
                 .to_model_message(),
             ),
@@ -154,6 +171,30 @@ impl ServerHandler for McpServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         self.call(&request.name, arguments).await.map(Into::into)
+    }
+}
+
+/// How long the executor keeps polling for a tool's answer before it sleeps until woken.
+///
+/// Most tool calls are over in microseconds; an executor that sleeps at once must then be woken
+/// by the tool's thread, which on a machine with idle CPUs costs more than the call. Polling
+/// between other tasks (never blocking them) for this long answers such calls without it.
+const ANSWER_SPIN: Duration = Duration::from_micros(50);
+
+/// `answered`, polled among the executor's other tasks for up to [`ANSWER_SPIN`] before it is
+/// simply awaited.
+async fn soon<T>(answered: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+    let mut answered = std::pin::pin!(answered);
+    let started = Instant::now();
+    loop {
+        let polled = std::future::poll_fn(|cx| Poll::Ready(answered.as_mut().poll(cx))).await;
+        if let Poll::Ready(answer) = polled {
+            return answer;
+        }
+        if started.elapsed() >= ANSWER_SPIN {
+            return answered.await;
+        }
+        tokio::task::yield_now().await;
     }
 }
 
