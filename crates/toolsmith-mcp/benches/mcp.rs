@@ -8,7 +8,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::Arc;
 
@@ -32,7 +32,9 @@ fn add(a: i64, b: i64) -> i64 {
 /// A server process and the client's ends of its pipes.
 struct Server {
     child: Child,
-    stdin: ChildStdin,
+    /// Buffered: each batch of requests reaches the server in one write, as from any client
+    /// that frames its messages before sending them.
+    stdin: BufWriter<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     line: String,
     next_id: u64,
@@ -46,7 +48,7 @@ impl Server {
             .stderr(Stdio::inherit())
             .spawn()
             .expect("the server starts");
-        let stdin = child.stdin.take().unwrap();
+        let stdin = BufWriter::new(child.stdin.take().unwrap());
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut server = Server {
             child,
