@@ -94,7 +94,8 @@ impl McpServer {
         &self.shared.config
     }
 
-    /// Runs one call: coerced, on one of the pool's threads, under the concurrency limit and the timeout.
+    /// Runs one call: coerced, on one of the pool's threads, under the concurrency limit and the
+    /// timeout.
     async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
         let shared = &self.shared;
         if let Err(error) = shared.registry.find(name) {
@@ -109,7 +110,7 @@ impl McpServer {
         let registry = Arc::clone(&shared.registry);
         let policy = shared.config.policy().clone();
         let tool = name.to_owned();
-        let (answer, answered) = tokio::sync::oneshot::channel();
+        let (answer, answered) = oneshot::channel();
         let spawned = shared.pool.spawn(move || {
             // Held until the tool returns, even after a timeout: a runaway tool keeps its slot.
             let _permit = permit;

@@ -43,7 +43,9 @@ pub struct LineTransport<R, W> {
 ///
 /// A message is queued as it is handed over, in order; whichever send then holds the writer
 /// writes everything queued by then in one go. Answers finished together (a burst of pipelined
-/// calls) leave in one write rather than one system call, and one wake of the client, each.
+/// calls) leave in one write, rather than costing a system call and a wake of the client each.
+/// A failed write loses what it held, and the sends that queued it may report success; the
+/// stream is broken by then, and the next send reports the error.
 struct Writer<W> {
     queued: std::sync::Mutex<Vec<u8>>,
     /// The writer, and a spare buffer the queue is swapped with.
