@@ -188,7 +188,11 @@ async fn soon<T>(answered: oneshot::Receiver<T>) -> Result<T, oneshot::error::Re
     let mut answered = std::pin::pin!(answered);
     let started = Instant::now();
     loop {
-        let polled = std::future::poll_fn(|cx| Poll::Ready(answered.as_mut().poll(cx))).await;
+        // Polled with a waker that does nothing: an answer that comes while this task keeps
+        // looking need not wake the executor.
+        let polled = answered
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
         if let Poll::Ready(answer) = polled {
             return answer;
         }
