@@ -6,7 +6,7 @@
 //! bounded by the caller's concurrency limit: the server queues no more jobs than it lets run.
 //!
 //! What makes it cheaper than a general-purpose blocking pool for short tool calls is that a
-//! worker that runs dry spins for a few microseconds before it parks, and only one worker spins
+//! worker that runs dry spins for up to 100 µs before it parks, and only one worker spins
 //! at a time. A client that sends its next call within that window finds a thread already
 //! awake: no futex wake, no sleeping CPU to rouse. A burst of calls is drained by the workers
 //! that are awake, each waking at most one more, rather than one wake per call.
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 /// loaded machine; short enough that a pipelining client, whose next burst comes later, loses
 /// little CPU to it. Spinning, not yielding: a yielding thread behind a busy process of lower
 /// priority gets its CPU back only when that one's slice ends.
-const SPIN: Duration = Duration::from_micros(50);
+const SPIN: Duration = Duration::from_micros(100);
 
 /// How long a parked worker waits for a job before its thread ends.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);

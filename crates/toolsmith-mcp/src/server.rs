@@ -1,6 +1,7 @@
 //! [`McpServer`]: rmcp's server handler over a toolsmith [`Registry`].
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -111,7 +112,10 @@ impl McpServer {
         let policy = shared.config.policy().clone();
         let tool = name.to_owned();
         let (answer, answered) = oneshot::channel();
+        let running = Arc::new(AtomicBool::new(false));
+        let started = Arc::clone(&running);
         let spawned = shared.pool.spawn(move || {
+            started.store(true, Ordering::Release);
             // Held until the tool returns, even after a timeout: a runaway tool keeps its slot.
             let _permit = permit;
             // The caller may have timed out and gone; the answer is then dropped.
@@ -123,23 +127,25 @@ impl McpServer {
             )));
         }
         let timeout = shared.config.call_timeout();
-        Ok(match tokio::time::timeout(timeout, soon(answered)).await {
-            Ok(Ok(Ok(output))) => success_result(output),
-            Ok(Ok(Err(error))) => error_result(error.to_model_message()),
-            // `Registry::call` catches panics; this is one it could not catch (a panic while
-            // dropping the tool's output, say), which ended the job without an answer.
-            Ok(Err(_dropped)) => error_result(
-                ToolError::Panicked {
-                    tool: name.to_owned(),
-                    message: "the tool's thread ended without an answer".to_owned(),
-                }
-                .to_model_message(),
-            ),
-            Err(_elapsed) => error_result(format!(
-                "Tool `{name}` did not finish within {} and was abandoned.",
-                seconds(timeout)
-            )),
-        })
+        Ok(
+            match tokio::time::timeout(timeout, soon(answered, &running)).await {
+                Ok(Ok(Ok(output))) => success_result(output),
+                Ok(Ok(Err(error))) => error_result(error.to_model_message()),
+                // `Registry::call` catches panics; this is one it could not catch (a panic while
+                // dropping the tool's output, say), which ended the job without an answer.
+                Ok(Err(_dropped)) => error_result(
+                    ToolError::Panicked {
+                        tool: name.to_owned(),
+                        message: "the tool's thread ended without an answer".to_owned(),
+                    }
+                    .to_model_message(),
+                ),
+                Err(_elapsed) => error_result(format!(
+                    "Tool `{name}` did not finish within {} and was abandoned.",
+                    seconds(timeout)
+                )),
+            },
+        )
     }
 }
 
@@ -182,9 +188,17 @@ impl ServerHandler for McpServer {
 /// between other tasks (never blocking them) for this long answers such calls without it.
 const ANSWER_SPIN: Duration = Duration::from_micros(50);
 
-/// `answered`, polled among the executor's other tasks for up to [`ANSWER_SPIN`] before it is
-/// simply awaited.
-async fn soon<T>(answered: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+/// How long the executor waits for a tool's thread to pick the call up before it stops polling.
+/// A call not picked up by then has no thread awake on another CPU (one is being woken, or it
+/// shares this thread's CPU and can run only once this thread sleeps).
+const PICK_UP_SPIN: Duration = Duration::from_micros(5);
+
+/// `answered`, polled among the executor's other tasks for up to [`ANSWER_SPIN`] (or
+/// [`PICK_UP_SPIN`], while `running` is not yet set) before it is simply awaited.
+async fn soon<T>(
+    answered: oneshot::Receiver<T>,
+    running: &AtomicBool,
+) -> Result<T, oneshot::error::RecvError> {
     let mut answered = std::pin::pin!(answered);
     let started = Instant::now();
     loop {
@@ -196,7 +210,8 @@ async fn soon<T>(answered: oneshot::Receiver<T>) -> Result<T, oneshot::error::Re
         if let Poll::Ready(answer) = polled {
             return answer;
         }
-        if started.elapsed() >= ANSWER_SPIN {
+        let waited = started.elapsed();
+        if waited >= ANSWER_SPIN || (waited >= PICK_UP_SPIN && !running.load(Ordering::Acquire)) {
             return answered.await;
         }
         tokio::task::yield_now().await;
