@@ -7,9 +7,9 @@
 //! failures come back as a result with `isError: true` and the message a model can act on
 //! ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)), and an unknown tool
 //! is a protocol error naming the nearest tool. Tools run on the server's own tool threads, never
-//! on the async executor's, so a slow tool stalls no other request; calls run concurrently up to a limit, each
-//! under a timeout, and a panicking tool is an error result while the server keeps serving. The
-//! limits are in [`McpConfig`].
+//! on the async executor's, so a slow tool stalls no other request; calls run concurrently up to
+//! a limit, each under a timeout, and a panicking tool is an error result while the server keeps
+//! serving. The limits are in [`McpConfig`].
 //!
 //! A program serves its tools with one call:
 //!

@@ -136,7 +136,8 @@ impl Inner {
             if let Some(job) = state.queue.pop_front() {
                 self.queued.fetch_sub(1, Ordering::Release);
                 state.looking -= 1;
-                // What is left of the queue must not wait behind this job.
+                // What is left of the queue must not wait behind this job. Should no thread
+                // start, this one takes the rest once its job is done.
                 let _ = self.ensure_looking(&mut state);
                 drop(state);
                 // A panic escaping the job drops its answer channel, which the caller reports.

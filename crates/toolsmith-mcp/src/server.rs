@@ -112,10 +112,10 @@ impl McpServer {
         let policy = shared.config.policy().clone();
         let tool = name.to_owned();
         let (answer, answered) = oneshot::channel();
-        let running = Arc::new(AtomicBool::new(false));
-        let started = Arc::clone(&running);
+        let picked_up = Arc::new(AtomicBool::new(false));
+        let picking_up = Arc::clone(&picked_up);
         let spawned = shared.pool.spawn(move || {
-            started.store(true, Ordering::Release);
+            picking_up.store(true, Ordering::Release);
             // Held until the tool returns, even after a timeout: a runaway tool keeps its slot.
             let _permit = permit;
             // The caller may have timed out and gone; the answer is then dropped.
@@ -128,11 +128,11 @@ impl McpServer {
         }
         let timeout = shared.config.call_timeout();
         Ok(
-            match tokio::time::timeout(timeout, soon(answered, &running)).await {
+            match tokio::time::timeout(timeout, soon(answered, &picked_up)).await {
                 Ok(Ok(Ok(output))) => success_result(output),
                 Ok(Ok(Err(error))) => error_result(error.to_model_message()),
-                // `Registry::call` catches panics; this is one it could not catch (a panic while
-                // dropping the tool's output, say), which ended the job without an answer.
+                // `Registry::call` catches the tool's panics; anything else that ended the job
+                // (the pool catches it) left it without an answer.
                 Ok(Err(_dropped)) => error_result(
                     ToolError::Panicked {
                         tool: name.to_owned(),
@@ -194,10 +194,10 @@ const ANSWER_SPIN: Duration = Duration::from_micros(50);
 const PICK_UP_SPIN: Duration = Duration::from_micros(5);
 
 /// `answered`, polled among the executor's other tasks for up to [`ANSWER_SPIN`] (or
-/// [`PICK_UP_SPIN`], while `running` is not yet set) before it is simply awaited.
+/// [`PICK_UP_SPIN`], while `picked_up` is not yet set) before it is simply awaited.
 async fn soon<T>(
     answered: oneshot::Receiver<T>,
-    running: &AtomicBool,
+    picked_up: &AtomicBool,
 ) -> Result<T, oneshot::error::RecvError> {
     let mut answered = std::pin::pin!(answered);
     let started = Instant::now();
@@ -211,7 +211,7 @@ async fn soon<T>(
             return answer;
         }
         let waited = started.elapsed();
-        if waited >= ANSWER_SPIN || (waited >= PICK_UP_SPIN && !running.load(Ordering::Acquire)) {
+        if waited >= ANSWER_SPIN || (waited >= PICK_UP_SPIN && !picked_up.load(Ordering::Acquire)) {
             return answered.await;
         }
         tokio::task::yield_now().await;
