@@ -31,10 +31,13 @@ impl CallArgs {
     /// Calls the tool: its output, or why the call failed.
     pub fn run(&self, registry: &Registry, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
         // An unknown name is a usage problem, found before stdin is read.
-        find_tool(registry, &self.tool)?;
+        let tool = find_tool(registry, &self.tool)?;
         let policy = self.policy.policy();
         let given = self.arguments.as_deref().unwrap_or("{}");
-        let result = match argument_text(given, stdin, &policy)? {
+        // Stdin is read as far as the tool reads arguments: under its own limits where it
+        // states some.
+        let limit = tool.arguments_policy(&policy).limits.max_input_bytes;
+        let result = match argument_text(given, stdin, limit)? {
             Ok(text) => registry.call(&self.tool, Arguments::Text(&text), &policy),
             Err(error) => Err(ToolError::InvalidArguments {
                 tool: self.tool.clone(),
