@@ -9,7 +9,9 @@ use syn::visit_mut::VisitMut;
 use syn::{FnArg, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, Pat, ReturnType, Signature, Type};
 
 use crate::attrs::{OptionsFor, ParamOptions, ToolOptions};
-use crate::text::{argument_docs, description, doc_text, humanize, pascal_case, snake_case, unraw};
+use crate::text::{
+    argument_docs, description, doc_prose, doc_text, humanize, pascal_case, snake_case, unraw,
+};
 
 /// How the tool's function is reached from its instance.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -375,7 +377,7 @@ fn tool_fn(
             }
             FnArg::Typed(typed) => {
                 let param_options = ParamOptions::from_attributes(&typed.attrs)?;
-                let param_doc = doc_text(&typed.attrs);
+                let param_doc = doc_prose(&typed.attrs);
                 typed
                     .attrs
                     .retain(|a| !is_attribute(a, "param") && !a.path().is_ident("doc"));
