@@ -157,9 +157,10 @@ impl TextProcessingToolset {
 
 #[toolsmith::toolset(name = "text", limits = Self::argument_limits)]
 impl TextProcessingToolset {
-    /// Finds the lines of a text that match a regular expression (Rust regex syntax, like
-    /// ripgrep's; case-insensitive unless `ignore_case` is false). Output: the matching lines in
-    /// order, one per line, without line numbers; `No matches found for pattern '<pattern>'`
+    /// Finds the lines of a text that match a regular expression, ignoring case unless
+    /// `ignore_case` is false (like `grep -i`; `text_rg` matches case by default). Patterns are
+    /// Rust regex syntax, like ripgrep's. Output: the matching lines in order, one per line,
+    /// without line numbers; `No matches found for pattern '<pattern>'`
     /// when none match; with `count_only`, `Found <N> matches for pattern '<pattern>'`, N being
     /// the number of matching lines. Structured: `{"pattern", "matching_lines"}`.
     ///
@@ -245,8 +246,9 @@ impl TextProcessingToolset {
         Ok(with_structured(parts.join(", "), Value::Object(structured)))
     }
 
-    /// Searches a text like ripgrep with line numbers (Rust regex syntax; case-sensitive unless
-    /// `ignore_case` is true). Output: each matching line as `<N>:<line>` (N is the 1-based line
+    /// Searches a text like ripgrep, with line numbers, matching case unless `ignore_case` is
+    /// true (like `rg`; `text_grep` ignores case by default). Patterns are Rust regex syntax.
+    /// Output: each matching line as `<N>:<line>` (N is the 1-based line
     /// number), one per line; with `context`, also that many lines before and after each match,
     /// as `<N>-<line>`, and `--` between groups of lines that are not adjacent; `No matches found
     /// for pattern '<pattern>'` when none match. Structured: `{"pattern", "matching_lines"}`.
@@ -364,8 +366,8 @@ impl TextProcessingToolset {
         ))
     }
 
-    /// Keeps the lines of a text that match a regular expression (Rust regex syntax;
-    /// case-insensitive unless `ignore_case` is false), or, with `invert`, those that do not.
+    /// Keeps the lines of a text that match a regular expression, or, with `invert`, those that
+    /// do not, ignoring case unless `ignore_case` is false. Patterns are Rust regex syntax.
     /// Output: those lines in order, one per line (empty when there are none). Structured:
     /// `{"pattern", "kept_lines", "total_lines"}`.
     ///
