@@ -8,8 +8,9 @@
 //! `toolsmith-types`, where a library user gets the same behaviour. It never panics on user input.
 //!
 //! Commands:
-//! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first line
-//!   of the description), or a JSON array of `{name, toolset, description, annotations}`.
+//! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first
+//!   sentence of the description, never cut inside it), or a JSON array of `{name, toolset,
+//!   description, annotations}`.
 //! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
 //!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
 //!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
@@ -134,7 +135,7 @@ struct Cli {
 enum Command {
     /// List the registered tools.
     ///
-    /// One line per tool: its name, its toolset (`-` for none) and the first line of its
+    /// One line per tool: its name, its toolset (`-` for none) and the first sentence of its
     /// description, aligned.
     List(list::ListArgs),
     /// Print tool schemas, or a JSON Schema file in its canonical form.

@@ -148,6 +148,26 @@ divide         -     Divides one integer by another, rounding toward zero.
     );
 }
 
+/// Finds the lines of a text that match a pattern, ignoring case unless
+/// `ignore_case` is false (e.g. `a` finds `A`). Output: the lines.
+#[toolsmith::tool]
+fn find(text: String, pattern: String) -> String {
+    format!("{text}{pattern}")
+}
+
+#[test]
+fn list_shows_the_first_sentence_whole_even_where_the_source_wrapped_it() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Find)).unwrap();
+    let run = run_over(Ok(&registry), &["list"], b"");
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "find  -  Finds the lines of a text that match a pattern, ignoring case unless \
+         `ignore_case` is false (e.g. `a` finds `A`).\n"
+    );
+}
+
 #[test]
 fn list_of_an_empty_registry_prints_nothing() {
     let run = run_over(Ok(&Registry::new()), &["list"], b"");
