@@ -23,8 +23,11 @@
 //!   linted as a tool's parameters, its name checked only when `--name` gives one. A tool the
 //!   receiver cannot take is reported on stderr (exit 1) while the others still print.
 //! - `call TOOL [ARGS_JSON | -]`: calls the tool (arguments `{}` when omitted, stdin for `-`) and
-//!   prints its output text; a failure prints the message a model would read
-//!   ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr. With
+//!   prints its output text, and each repair its arguments needed on stderr, one a line
+//!   (`toolsmith: repaired ...`; none with `--quiet`); a failure prints the message a model would
+//!   read ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr.
+//!   The arguments are read under the tool's own limits where it states some
+//!   ([`Tool::limits`](toolsmith::Tool::limits)). With
 //!   `--json` it prints `{"ok": true, "text", "structured", "repairs"}`, or the error's
 //!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout. `--dialect D`
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
@@ -146,9 +149,10 @@ enum Command {
     Schema(schema::SchemaArgs),
     /// Call a tool with arguments given as JSON.
     ///
-    /// Prints the tool's output (exit 0). When the arguments are invalid or the tool fails,
-    /// prints the message a model would read on stderr (exit 1); with `--json`, prints one JSON
-    /// object on stdout either way.
+    /// Prints the tool's output (exit 0), and each repair the arguments needed on stderr, one a
+    /// line (none with `--quiet`). When the arguments are invalid or the tool fails, prints the
+    /// message a model would read on stderr (exit 1); with `--json`, prints one JSON object on
+    /// stdout either way.
     Call(call::CallArgs),
     /// Coerce tool arguments against a JSON Schema.
     ///

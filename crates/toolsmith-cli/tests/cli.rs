@@ -583,3 +583,31 @@ fn a_whole_float_for_an_integer_is_a_repair_that_strict_refuses() {
         );
     }
 }
+
+#[test]
+fn call_prints_the_output_on_stdout_and_each_repair_on_stderr() {
+    let run = toolsmith(
+        &[
+            "call",
+            "text_wc",
+            r#"{"text": "a b", "words_only": "true"}"#,
+        ],
+        "",
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "Words: 2\n");
+    assert_eq!(
+        run.stderr,
+        "toolsmith: repaired `words_only`: read a boolean from text: \"true\" -> true\n"
+    );
+    let quiet = toolsmith(
+        &[
+            "call",
+            "--quiet",
+            "text_wc",
+            r#"{"text": "a b", "words_only": "true"}"#,
+        ],
+        "",
+    );
+    assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
+}

@@ -401,6 +401,54 @@ fn call_without_arguments_sends_an_empty_object() {
 }
 
 #[test]
+fn call_prints_each_repair_on_stderr_one_line_each() {
+    let run = toolsmith(&["call", "calc_add", r#"{"a": "40", "B": 2}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "42\n");
+    assert_eq!(
+        run.stderr,
+        "toolsmith: repaired `a`: read an integer from text: \"40\" -> 40\n\
+         toolsmith: repaired `B`: renamed a key to the declared field: \"B\" -> \"b\"\n"
+    );
+}
+
+#[test]
+fn call_quiet_prints_no_repairs() {
+    for quiet in ["--quiet", "-q"] {
+        let run = toolsmith(&["call", quiet, "calc_add", r#"{"a": "40", "b": 2}"#]);
+        assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+        assert_eq!(run.stdout, "42\n");
+        assert_eq!(run.stderr, "");
+    }
+}
+
+#[test]
+fn call_json_puts_the_repairs_in_its_object_not_on_stderr() {
+    let run = toolsmith(&["call", "--json", "calc_add", r#"{"a": "40", "b": 2}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.json()["repairs"][0]["code"], "int_from_string");
+}
+
+#[test]
+fn a_repair_line_escapes_the_control_characters_a_model_sent() {
+    let run = toolsmith(&[
+        "call",
+        "--ignore-unknown",
+        "calc_add",
+        "{\"a\": 1, \"b\": 2, \"\\u001b[31mred\\nline\": 3}",
+    ]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{:?}", run.stderr);
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(
+        run.stderr.contains(r"\u{1b}[31mred\nline"),
+        "{:?}",
+        run.stderr
+    );
+}
+
+#[test]
 fn call_json_prints_the_text_the_structured_value_and_the_repairs() {
     let run = toolsmith(&["call", "--json", "text_stats", r#"{"text": 42}"#]);
     assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
