@@ -49,7 +49,9 @@
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
 //! problem (a bad command line, an unknown tool, a file that cannot be read or imported, a
-//! registry that cannot be built), with the message on stderr.
+//! registry that cannot be built), with the message on stderr. A stdout whose reader has gone
+//! (`toolsmith list --json | head -1`) ends a command quietly, with the status it would have had
+//! (0 for a listing): the reader took what it wanted, as with `ripgrep` and `git log`.
 //!
 //! ```
 //! use toolsmith::Registry;
@@ -242,10 +244,13 @@ fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Ex
     }
 }
 
-/// Prints `text` on stdout and ends with `exit`, or with a usage error when stdout is gone.
+/// Prints `text` on stdout and ends with `exit`, or with a usage error when stdout cannot be
+/// written. A reader that stopped reading (`toolsmith list | head`) is no error: the command ends
+/// quietly with `exit`, as Unix tools do when their reader is gone.
 fn print_stdout(text: &str, exit: Exit, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
     match write_text(stdout, text) {
         Ok(()) => exit,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit,
         Err(e) => fail(&UsageError::Write(e), stderr),
     }
 }
