@@ -165,6 +165,12 @@ fn an_unknown_tool_name_and_a_zero_step_limit_are_usage_errors() {
         "?",
     ]);
     assert_eq!(zero.exit, Exit::Usage);
+    assert!(
+        zero.stderr
+            .contains("invalid value '0' for '--max-steps <N>'"),
+        "{}",
+        zero.stderr
+    );
     let no_question = agent(&["--base-url", "http://127.0.0.1:9/v1"]);
     assert_eq!(no_question.exit, Exit::Usage);
 }
