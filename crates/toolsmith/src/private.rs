@@ -60,9 +60,16 @@ impl<S> ToolSpec<S> {
     ) -> Result<ToolOutput, ToolError> {
         // The instance is only read through `&S`; a tool that keeps state behind a lock sees the
         // lock poisoned after a panic, which is the lock's own signal.
-        catch_unwind(AssertUnwindSafe(|| {
-            let policy = stated_policy(policy, self.limits(this));
-            (self.invoke)(this, arguments, &policy)
+        catch_unwind(AssertUnwindSafe(|| match self.limits {
+            // The common case takes the caller's policy as it is, with nothing built.
+            None => (self.invoke)(this, arguments, policy),
+            Some(limits) => {
+                let stated = Policy {
+                    limits: limits(this),
+                    ..policy.clone()
+                };
+                (self.invoke)(this, arguments, &stated)
+            }
         }))
         .unwrap_or_else(|payload| {
             Err(ToolError::Panicked {
