@@ -59,9 +59,11 @@ fn the_agent_calls_a_tool_under_the_limits_it_states() {
     assert_eq!(stated.error, None, "{}", stated.observation);
     assert_eq!(stated.observation, BIG.to_string());
     assert_eq!(unstated.error, Some("invalid_arguments"));
+    // However the message groups the digits (1,048,576).
     assert!(
         unstated
             .observation
+            .replace(',', "")
             .contains("`note`: expected a string of at most 1048576 bytes"),
         "{}",
         unstated.observation

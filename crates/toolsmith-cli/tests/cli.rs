@@ -586,29 +586,16 @@ fn a_whole_float_for_an_integer_is_a_repair_that_strict_refuses() {
 
 #[test]
 fn call_prints_the_output_on_stdout_and_each_repair_on_stderr() {
-    let run = toolsmith(
-        &[
-            "call",
-            "text_wc",
-            r#"{"text": "a b", "words_only": "true"}"#,
-        ],
-        "",
-    );
+    let arguments = r#"{"text": "a b", "words_only": "true"}"#;
+    let run = toolsmith(&["call", "text_wc", arguments], "");
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     assert_eq!(run.stdout, "Words: 2\n");
-    assert_eq!(
-        run.stderr,
-        "toolsmith: repaired `words_only`: read a boolean from text: \"true\" -> true\n"
-    );
-    let quiet = toolsmith(
-        &[
-            "call",
-            "--quiet",
-            "text_wc",
-            r#"{"text": "a b", "words_only": "true"}"#,
-        ],
-        "",
-    );
+    // The one repair `--json` reports, as a line.
+    let json = toolsmith(&["call", "--json", "text_wc", arguments], "").json();
+    let repair = json["repairs"][0]["message"].as_str().unwrap();
+    assert!(repair.starts_with("`words_only`: "), "{repair}");
+    assert_eq!(run.stderr, format!("toolsmith: repaired {repair}\n"));
+    let quiet = toolsmith(&["call", "--quiet", "text_wc", arguments], "");
     assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
 }
 

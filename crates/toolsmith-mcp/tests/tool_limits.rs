@@ -100,6 +100,12 @@ impl Client {
     }
 }
 
+/// A message with its numbers ungrouped (`1,048,576` as `1048576`), to look for a number in it
+/// however the message groups digits.
+fn ungrouped(message: &str) -> String {
+    message.replace(',', "")
+}
+
 fn text(answer: &Value) -> &str {
     answer["result"]["content"][0]["text"]
         .as_str()
@@ -125,7 +131,7 @@ async fn a_tool_stating_no_limits_is_called_under_the_servers_policy() {
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     let message = text(&answer);
     assert!(
-        message.contains("`note`: expected a string of at most 1048576 bytes"),
+        ungrouped(message).contains("`note`: expected a string of at most 1048576 bytes"),
         "{message}"
     );
 }
@@ -143,7 +149,10 @@ async fn a_tools_statement_replaces_the_configured_policys_limits() {
         .call("byte_count", json!({"document": "x".repeat(5 << 20)}))
         .await;
     assert_eq!(answer["result"]["isError"], true, "{answer}");
-    assert!(text(&answer).contains("at most 4194304 bytes"), "{answer}");
+    assert!(
+        ungrouped(text(&answer)).contains("at most 4194304 bytes"),
+        "{answer}"
+    );
     // The tool that states nothing gets the configured policy.
     let answer = client
         .call("note_length", json!({"note": "x".repeat(BIG)}))

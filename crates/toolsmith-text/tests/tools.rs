@@ -977,7 +977,10 @@ fn the_default_input_limit_is_64_mib_whatever_the_callers_policy() {
         )
         .unwrap_err();
     assert!(
-        error.to_model_message().contains("at most 67108864 bytes"),
+        error
+            .to_model_message()
+            .replace(',', "")
+            .contains("at most 67108864 bytes"),
         "{error}"
     );
 }
