@@ -80,18 +80,6 @@ impl<S> ToolSpec<S> {
     }
 }
 
-/// `policy`, or `policy` with `limits` in place of its own where a tool states some.
-#[inline]
-pub(crate) fn stated_policy(policy: &Policy, limits: Option<Limits>) -> Cow<'_, Policy> {
-    match limits {
-        None => Cow::Borrowed(policy),
-        Some(limits) => Cow::Owned(Policy {
-            limits,
-            ..policy.clone()
-        }),
-    }
-}
-
 /// The text of a panic's payload, where it has one.
 pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(text) = payload.downcast_ref::<&str>() {

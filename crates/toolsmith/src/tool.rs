@@ -100,7 +100,13 @@ pub trait Tool: Send + Sync {
     /// assert_eq!(toolsmith::testing::call_text(&ByteCount, serde_json::json!({"content": big})), Ok("2097152".to_owned()));
     /// ```
     fn arguments_policy<'p>(&self, policy: &'p Policy) -> Cow<'p, Policy> {
-        crate::private::stated_policy(policy, self.limits())
+        match self.limits() {
+            None => Cow::Borrowed(policy),
+            Some(limits) => Cow::Owned(Policy {
+                limits,
+                ..policy.clone()
+            }),
+        }
     }
 
     /// Coerces `arguments` to [`parameters`](Tool::parameters) under `policy`, with the limits
