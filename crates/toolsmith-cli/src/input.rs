@@ -88,7 +88,7 @@ fn read_stdin(
             ErrorCode::TooLarge,
             None,
             format!(
-                "argument text of at most {limit} bytes, not over {limit} bytes (standard input holds more)"
+                "argument text of at most {limit} bytes; standard input holds over {limit} bytes"
             ),
         )));
     }

@@ -147,8 +147,7 @@ fn call_reads_stdin_as_far_as_the_tools_own_input_limit_and_says_it_holds_more()
     assert_eq!(error["code"], "too_large", "{answer}");
     assert_eq!(
         error["message"],
-        "arguments: expected argument text of at most 64 bytes, not over 64 bytes (standard \
-         input holds more)"
+        "arguments: expected argument text of at most 64 bytes; standard input holds over 64 bytes"
     );
     // Within the input limit, the string limit is the tool's too.
     let (exit, stdout, _) = run_with_stdin(
