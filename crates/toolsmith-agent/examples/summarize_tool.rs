@@ -72,7 +72,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     };
     let model = std::env::var("OPENAI_MODEL").unwrap_or_else(|_| "gpt-4o-mini".to_owned());
-    let lm = Arc::new(OpenAiCompatible::new(base_url, model).api_key_from_env("OPENAI_API_KEY"));
+    let lm = Arc::new(OpenAiCompatible::new(base_url, model)?.api_key_from_env("OPENAI_API_KEY"));
     let text = std::env::args().nth(1).unwrap_or_else(|| {
         "Rust is a systems language focused on safety and speed; its ownership model \
          prevents data races at compile time."

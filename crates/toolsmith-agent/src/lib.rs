@@ -39,7 +39,7 @@ mod signature;
 pub use error::{AgentError, Step};
 pub use lm::{LanguageModel, LmError};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
-pub use openai::OpenAiCompatible;
+pub use openai::{BaseUrlError, OpenAiCompatible};
 pub use react::{Answer, MAX_CALLS_PER_REPLY, Predict, ReAct};
 pub use scripted::{Recorded, ScriptedModel};
 pub use signature::{AnswerText, FINISH, Question, QuestionAnswer, Signature};

@@ -26,9 +26,10 @@ const QUOTE_LIMIT: usize = 500;
 /// use toolsmith_agent::{LanguageModel, OpenAiCompatible};
 ///
 /// let lm: Arc<dyn LanguageModel> = Arc::new(
-///     OpenAiCompatible::new("https://api.openai.com/v1", "gpt-4o-mini")
+///     OpenAiCompatible::new("https://api.openai.com/v1", "gpt-4o-mini")?
 ///         .api_key_from_env("OPENAI_API_KEY"),
 /// );
+/// # Ok::<(), toolsmith_agent::BaseUrlError>(())
 /// ```
 #[derive(Clone)]
 pub struct OpenAiCompatible {
@@ -42,6 +43,23 @@ pub struct OpenAiCompatible {
     temperature: Option<f64>,
     agent: ureq::Agent,
 }
+
+/// Why a base URL cannot be used by [`OpenAiCompatible`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrlError {
+    /// The URL given.
+    pub url: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl fmt::Display for BaseUrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not an http(s) URL: {}", self.url, self.problem)
+    }
+}
+
+impl std::error::Error for BaseUrlError {}
 
 impl fmt::Debug for OpenAiCompatible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -58,10 +76,19 @@ impl fmt::Debug for OpenAiCompatible {
 impl OpenAiCompatible {
     /// A client of `model` at `base_url` (the part before `/chat/completions`, such as
     /// `https://api.openai.com/v1`), without a key; 60 s per request, 3 retries from 500 ms.
-    pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
+    ///
+    /// # Errors
+    /// When `base_url` is not an `http` or `https` URL with a host ([`check_base_url`](Self::check_base_url)):
+    /// the problem is found here, not at the first request.
+    pub fn new(
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+    ) -> Result<Self, BaseUrlError> {
+        let base_url = base_url.into();
+        Self::check_base_url(&base_url)?;
         let timeout = Duration::from_secs(60);
-        OpenAiCompatible {
-            base_url: base_url.into().trim_end_matches('/').to_owned(),
+        Ok(OpenAiCompatible {
+            base_url: base_url.trim_end_matches('/').to_owned(),
             model: model.into(),
             api_key: None,
             timeout,
@@ -70,7 +97,56 @@ impl OpenAiCompatible {
             max_retry_wait: Duration::from_secs(60),
             temperature: None,
             agent: agent(timeout),
+        })
+    }
+
+    /// Whether `base_url` can be a client's base URL: an `http` or `https` URL with a host, and
+    /// without a query or fragment (`/chat/completions` is added after it).
+    ///
+    /// ```
+    /// use toolsmith_agent::OpenAiCompatible;
+    ///
+    /// assert!(OpenAiCompatible::check_base_url("http://127.0.0.1:8080/v1").is_ok());
+    /// let error = OpenAiCompatible::check_base_url("not-a-url").unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     "`not-a-url` is not an http(s) URL: it has no scheme (start it with http:// or https://)"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// What is wrong with it, in words.
+    pub fn check_base_url(base_url: &str) -> Result<(), BaseUrlError> {
+        let problem = |problem: &str| {
+            Err(BaseUrlError {
+                url: base_url.to_owned(),
+                problem: problem.to_owned(),
+            })
+        };
+        if !base_url.contains("://") {
+            return problem("it has no scheme (start it with http:// or https://)");
         }
+        let uri = match base_url.parse::<ureq::http::Uri>() {
+            Ok(uri) => uri,
+            Err(error) => return problem(&format!("it cannot be read as a URL ({error})")),
+        };
+        match uri.scheme_str() {
+            None => return problem("it has no scheme (start it with http:// or https://)"),
+            Some(scheme)
+                if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {}
+            Some(scheme) => {
+                return problem(&format!(
+                    "its scheme is `{scheme}`; only http:// and https:// are spoken"
+                ));
+            }
+        }
+        if uri.host().is_none_or(str::is_empty) {
+            return problem("it has no host");
+        }
+        if uri.query().is_some() || base_url.contains('#') {
+            return problem("it has a query or fragment, and `/chat/completions` goes after it");
+        }
+        Ok(())
     }
 
     /// Sends the key held by the environment variable `name`; none when it is unset or empty.
@@ -396,7 +472,9 @@ mod tests {
 
     #[test]
     fn a_retry_waits_what_retry_after_asks_else_a_doubling_backoff() {
-        let client = OpenAiCompatible::new("http://x", "m").backoff(Duration::from_millis(100));
+        let client = OpenAiCompatible::new("http://x", "m")
+            .unwrap()
+            .backoff(Duration::from_millis(100));
         let reply = |retry_after| Reply {
             status: 503,
             retry_after,
@@ -453,7 +531,9 @@ mod tests {
 
     #[test]
     fn the_request_body_declares_tools_only_when_there_are_some() {
-        let client = OpenAiCompatible::new("http://127.0.0.1:1/v1/", "m").temperature(0.0);
+        let client = OpenAiCompatible::new("http://127.0.0.1:1/v1/", "m")
+            .unwrap()
+            .temperature(0.0);
         assert_eq!(client.url(), "http://127.0.0.1:1/v1/chat/completions");
         let messages = [Message::user("hi")];
         let choice = ToolChoice::Auto;
@@ -478,7 +558,9 @@ mod tests {
 
     #[test]
     fn debug_output_never_shows_the_key() {
-        let client = OpenAiCompatible::new("http://x", "m").api_key(Some("sk-secret".into()));
+        let client = OpenAiCompatible::new("http://x", "m")
+            .unwrap()
+            .api_key(Some("sk-secret".into()));
         assert!(!format!("{client:?}").contains("sk-secret"));
         assert_eq!(client.redact("bad key sk-secret!"), "bad key [redacted]!");
     }

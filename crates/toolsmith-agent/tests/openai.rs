@@ -26,6 +26,7 @@ fn add(a: i64, b: i64) -> i64 {
 
 fn client(server: &FakeServer) -> OpenAiCompatible {
     OpenAiCompatible::new(server.base_url(), "test-model")
+        .unwrap()
         .api_key(Some(KEY.to_owned()))
         .backoff(Duration::from_millis(1))
         .timeout(Duration::from_secs(10))
@@ -111,7 +112,9 @@ fn a_request_posts_the_model_messages_and_tools_with_the_key_as_bearer_token() {
 #[test]
 fn without_a_key_no_authorization_header_is_sent() {
     let server = FakeServer::start(vec![Reply::text("hello")]);
-    let client = OpenAiCompatible::new(server.base_url(), "m").api_key(None);
+    let client = OpenAiCompatible::new(server.base_url(), "m")
+        .unwrap()
+        .api_key(None);
     assert_eq!(
         ask(&client).expect("a reply").content.as_deref(),
         Some("hello")
@@ -280,6 +283,7 @@ fn an_unreachable_server_is_an_error_naming_the_url() {
         .map(|addr| addr.port())
         .expect("a free port");
     let client = OpenAiCompatible::new(format!("http://127.0.0.1:{port}/v1"), "m")
+        .unwrap()
         .api_key(Some(KEY.to_owned()));
     let error = ask(&client).unwrap_err();
     assert!(matches!(error, LmError::Unreachable { .. }), "{error:?}");

@@ -32,6 +32,7 @@ fn model() -> OpenAiCompatible {
         panic!("TOOLSMITH_E2E_BASE_URL is not set: run these tests with `cargo xtask e2e`");
     };
     OpenAiCompatible::new(base_url, "smollm2-135m-instruct")
+        .unwrap_or_else(|error| panic!("TOOLSMITH_E2E_BASE_URL: {error}"))
         .temperature(0.0)
         .timeout(std::time::Duration::from_secs(300))
 }

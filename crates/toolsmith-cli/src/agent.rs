@@ -17,8 +17,8 @@ const API_KEY_VARIABLE: &str = "OPENAI_API_KEY";
 /// The arguments of `toolsmith agent`.
 #[derive(Debug, Args)]
 pub struct AgentArgs {
-    /// The API's base URL, the part before `/chat/completions`.
-    #[arg(long, value_name = "URL", env = "OPENAI_BASE_URL")]
+    /// The API's base URL, the part before `/chat/completions` (an http or https URL).
+    #[arg(long, value_name = "URL", env = "OPENAI_BASE_URL", value_parser = parse_base_url)]
     base_url: String,
     /// The model to ask.
     #[arg(
@@ -43,6 +43,14 @@ pub struct AgentArgs {
     question: String,
 }
 
+/// A base URL the client can use, checked when the command line is read: a bad one is a usage
+/// error naming `--base-url`, before any request.
+fn parse_base_url(url: &str) -> Result<String, String> {
+    OpenAiCompatible::check_base_url(url)
+        .map(|()| url.to_owned())
+        .map_err(|error| error.problem)
+}
+
 impl AgentArgs {
     /// Asks the model: the answer, or why there is none.
     pub fn run(&self, registry: &Registry) -> Result<Outcome, UsageError> {
@@ -50,7 +58,9 @@ impl AgentArgs {
             find_tool(registry, name)?;
         }
         let lm = Arc::new(
-            OpenAiCompatible::new(&self.base_url, &self.model).api_key_from_env(API_KEY_VARIABLE),
+            OpenAiCompatible::new(&self.base_url, &self.model)
+                .map_err(|error| UsageError::BaseUrl(error.to_string()))?
+                .api_key_from_env(API_KEY_VARIABLE),
         );
         let agent = if self.tools.is_empty() {
             ReAct::<QuestionAnswer>::new(lm, registry)

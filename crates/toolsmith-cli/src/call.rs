@@ -4,7 +4,7 @@ use std::io::Read;
 
 use clap::Args;
 use serde_json::{Value, json};
-use toolsmith::{Arguments, CoerceErrors, Registry, ToolError, ToolOutput};
+use toolsmith::{Arguments, CoerceErrors, Registry, Repair, ToolError, ToolOutput};
 
 use crate::error::UsageError;
 use crate::input::{PolicyArgs, argument_text, find_tool};
@@ -23,6 +23,10 @@ pub struct CallArgs {
     /// error (`{"ok": false, "code", "message", ...}`).
     #[arg(long)]
     json: bool,
+    /// Do not print the repairs the arguments needed on stderr (they are printed one a line
+    /// otherwise, unless `--json` puts them in its object).
+    #[arg(long, short = 'q')]
+    quiet: bool,
     #[command(flatten)]
     policy: PolicyArgs,
 }
@@ -31,10 +35,13 @@ impl CallArgs {
     /// Calls the tool: its output, or why the call failed.
     pub fn run(&self, registry: &Registry, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
         // An unknown name is a usage problem, found before stdin is read.
-        find_tool(registry, &self.tool)?;
+        let tool = find_tool(registry, &self.tool)?;
         let policy = self.policy.policy();
         let given = self.arguments.as_deref().unwrap_or("{}");
-        let result = match argument_text(given, stdin, &policy)? {
+        // Stdin is read as far as the tool reads arguments: under its own limits where it
+        // states some.
+        let limit = tool.arguments_policy(&policy).limits.max_input_bytes;
+        let result = match argument_text(given, stdin, limit)? {
             Ok(text) => registry.call(&self.tool, Arguments::Text(&text), &policy),
             Err(error) => Err(ToolError::InvalidArguments {
                 tool: self.tool.clone(),
@@ -42,12 +49,30 @@ impl CallArgs {
             }),
         };
         Ok(match (result, self.json) {
-            (Ok(output), false) => Outcome::Success(output.text),
+            (Ok(output), false) if self.quiet => Outcome::Success(output.text),
+            (Ok(output), false) => {
+                let repairs = output.repairs.iter().map(repair_line).collect();
+                Outcome::Success(output.text).after_warnings(repairs)
+            }
             (Ok(output), true) => Outcome::Success(output_json(output).to_string()),
             (Err(error), false) => Outcome::Failed(error.to_model_message()),
             (Err(error), true) => Outcome::Invalid(error_json(&error).to_string()),
         })
     }
+}
+
+/// One repair as a line for stderr, its control characters escaped: what a model sent cannot
+/// break the line or reach the terminal as a control sequence.
+fn repair_line(repair: &Repair) -> String {
+    let mut line = String::from("toolsmith: repaired ");
+    for c in repair.message().chars() {
+        if c.is_control() {
+            line.extend(c.escape_default());
+        } else {
+            line.push(c);
+        }
+    }
+    line
 }
 
 fn output_json(output: ToolOutput) -> Value {

@@ -47,7 +47,7 @@ impl CoerceArgs {
 
         let policy = self.policy.policy();
         let given = self.arguments.as_deref().unwrap_or("-");
-        let text = match argument_text(given, stdin, &policy)? {
+        let text = match argument_text(given, stdin, policy.limits.max_input_bytes)? {
             Ok(text) => text,
             Err(error) => return Ok(invalid(&CoerceErrors(vec![error]))),
         };

@@ -46,6 +46,8 @@ pub enum UsageError {
     Print(serde_json::Error),
     /// The MCP server could not start or stopped early.
     Serve(String),
+    /// The agent's base URL cannot be used.
+    BaseUrl(String),
 }
 
 impl fmt::Display for UsageError {
@@ -96,6 +98,7 @@ impl fmt::Display for UsageError {
             UsageError::Write(error) => write!(f, "cannot write to stdout: {error}"),
             UsageError::Print(error) => write!(f, "cannot print the JSON: {error}"),
             UsageError::Serve(why) => write!(f, "cannot serve MCP: {why}"),
+            UsageError::BaseUrl(why) => write!(f, "--base-url: {why}"),
         }
     }
 }

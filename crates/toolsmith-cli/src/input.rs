@@ -51,23 +51,27 @@ impl PolicyArgs {
     }
 }
 
-/// The argument text `given` on the command line, or read from `stdin` when it is `-`.
+/// The argument text `given` on the command line, or read from `stdin` when it is `-`, where
+/// argument text of at most `limit` bytes is accepted (the limit of the policy the arguments are
+/// read under: for `call`, the tool's own where it states one).
 ///
-/// Text that is not UTF-8 is an invalid-arguments error, not a usage problem.
+/// Text that is not UTF-8, or stdin holding more than `limit` bytes, is an invalid-arguments
+/// error, not a usage problem.
 pub fn argument_text(
     given: &str,
     stdin: &mut dyn Read,
-    policy: &Policy,
+    limit: usize,
 ) -> Result<Result<String, CoerceError>, UsageError> {
     if given == "-" {
-        read_stdin(stdin, policy.limits.max_input_bytes)
+        read_stdin(stdin, limit)
     } else {
         Ok(Ok(given.to_owned()))
     }
 }
 
-/// Reads argument text from stdin, at most one byte past `limit` so that coercion reports the
-/// size instead of this process holding an unbounded input.
+/// Reads argument text from stdin, at most one byte past `limit`: this process never holds more
+/// than the arguments may be, and a longer input is refused as `too_large` (its size is known
+/// only to be over the limit: reading on to count it would be unbounded work).
 fn read_stdin(
     stdin: &mut dyn Read,
     limit: usize,
@@ -79,8 +83,14 @@ fn read_stdin(
         .read_to_end(&mut bytes)
         .map_err(UsageError::ReadStdin)?;
     if bytes.len() > limit {
-        // Past the limit the content no longer matters: coercion reports `too_large`.
-        return Ok(Ok(String::from_utf8_lossy(&bytes).into_owned()));
+        return Ok(Err(CoerceError::new(
+            "",
+            ErrorCode::TooLarge,
+            None,
+            format!(
+                "argument text of at most {limit} bytes; standard input holds over {limit} bytes"
+            ),
+        )));
     }
     Ok(String::from_utf8(bytes).map_err(|e| {
         CoerceError::new(

@@ -8,8 +8,9 @@
 //! `toolsmith-types`, where a library user gets the same behaviour. It never panics on user input.
 //!
 //! Commands:
-//! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first line
-//!   of the description), or a JSON array of `{name, toolset, description, annotations}`.
+//! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first
+//!   sentence of the description, never cut inside it), or a JSON array of `{name, toolset,
+//!   description, annotations}`.
 //! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
 //!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
 //!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
@@ -22,8 +23,11 @@
 //!   linted as a tool's parameters, its name checked only when `--name` gives one. A tool the
 //!   receiver cannot take is reported on stderr (exit 1) while the others still print.
 //! - `call TOOL [ARGS_JSON | -]`: calls the tool (arguments `{}` when omitted, stdin for `-`) and
-//!   prints its output text; a failure prints the message a model would read
-//!   ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr. With
+//!   prints its output text, and each repair its arguments needed on stderr, one a line
+//!   (`toolsmith: repaired ...`; none with `--quiet`); a failure prints the message a model would
+//!   read ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)) on stderr.
+//!   The arguments are read under the tool's own limits where it states some
+//!   ([`Tool::limits`](toolsmith::Tool::limits)). With
 //!   `--json` it prints `{"ok": true, "text", "structured", "repairs"}`, or the error's
 //!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout. `--dialect D`
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
@@ -45,7 +49,9 @@
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
 //! problem (a bad command line, an unknown tool, a file that cannot be read or imported, a
-//! registry that cannot be built), with the message on stderr.
+//! registry that cannot be built), with the message on stderr. A stdout whose reader has gone
+//! (`toolsmith list --json | head -1`) ends a command quietly, with the status it would have had
+//! (0 for a listing): the reader took what it wanted, as with `ripgrep` and `git log`.
 //!
 //! ```
 //! use toolsmith::Registry;
@@ -134,7 +140,7 @@ struct Cli {
 enum Command {
     /// List the registered tools.
     ///
-    /// One line per tool: its name, its toolset (`-` for none) and the first line of its
+    /// One line per tool: its name, its toolset (`-` for none) and the first sentence of its
     /// description, aligned.
     List(list::ListArgs),
     /// Print tool schemas, or a JSON Schema file in its canonical form.
@@ -145,9 +151,10 @@ enum Command {
     Schema(schema::SchemaArgs),
     /// Call a tool with arguments given as JSON.
     ///
-    /// Prints the tool's output (exit 0). When the arguments are invalid or the tool fails,
-    /// prints the message a model would read on stderr (exit 1); with `--json`, prints one JSON
-    /// object on stdout either way.
+    /// Prints the tool's output (exit 0), and each repair the arguments needed on stderr, one a
+    /// line (none with `--quiet`). When the arguments are invalid or the tool fails, prints the
+    /// message a model would read on stderr (exit 1); with `--json`, prints one JSON object on
+    /// stdout either way.
     Call(call::CallArgs),
     /// Coerce tool arguments against a JSON Schema.
     ///
@@ -237,10 +244,13 @@ fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Ex
     }
 }
 
-/// Prints `text` on stdout and ends with `exit`, or with a usage error when stdout is gone.
+/// Prints `text` on stdout and ends with `exit`, or with a usage error when stdout cannot be
+/// written. A reader that stopped reading (`toolsmith list | head`) is no error: the command ends
+/// quietly with `exit`, as Unix tools do when their reader is gone.
 fn print_stdout(text: &str, exit: Exit, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Exit {
     match write_text(stdout, text) {
         Ok(()) => exit,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit,
         Err(e) => fail(&UsageError::Write(e), stderr),
     }
 }

@@ -37,14 +37,17 @@ fn entry_json(entry: &RegisteredTool) -> Value {
     })
 }
 
-/// One line per tool: name, toolset (`-` for none), first line of the description, aligned.
+/// One line per tool: name, toolset (`-` for none), the description's first sentence, aligned.
 fn table(registry: &Registry) -> String {
     let rows: Vec<[&str; 3]> = registry
         .iter()
         .map(|entry| {
             let tool = entry.tool();
-            let summary = tool.description().lines().next().unwrap_or_default();
-            [tool.name(), entry.toolset().unwrap_or("-"), summary.trim()]
+            [
+                tool.name(),
+                entry.toolset().unwrap_or("-"),
+                summary(tool.description()),
+            ]
         })
         .collect();
     let width = |column: usize| {
@@ -61,4 +64,58 @@ fn table(registry: &Registry) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// The first sentence of a description's first paragraph (the whole paragraph when it is one
+/// sentence), never cut inside one: a sentence ends at `.`, `!` or `?` followed by a space and a
+/// word that does not start in lowercase (so `e.g. this` goes on), outside brackets and code
+/// spans.
+fn summary(description: &str) -> &str {
+    let paragraph = description.trim().lines().next().unwrap_or_default().trim();
+    let mut depth = 0usize;
+    let mut code = false;
+    for (at, c) in paragraph.char_indices() {
+        match c {
+            '`' => code = !code,
+            '(' | '[' | '{' if !code => depth += 1,
+            ')' | ']' | '}' if !code => depth = depth.saturating_sub(1),
+            '.' | '!' | '?' if !code && depth == 0 => {
+                let end = at + c.len_utf8();
+                let rest = &paragraph[end..];
+                let next_word = rest.trim_start().chars().next();
+                if rest.starts_with(char::is_whitespace)
+                    && !next_word.is_some_and(char::is_lowercase)
+                {
+                    return &paragraph[..end];
+                }
+            }
+            _ => {}
+        }
+    }
+    paragraph
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn the_summary_is_the_first_sentence_never_cut_inside_one() {
+        assert_eq!(
+            summary("Adds two numbers. Output: the sum."),
+            "Adds two numbers."
+        );
+        assert_eq!(
+            summary("Finds lines (case-insensitive; see `x. Y`). Output: lines."),
+            "Finds lines (case-insensitive; see `x. Y`)."
+        );
+        assert_eq!(
+            summary("Reads a file, e.g. a log. Then stops."),
+            "Reads a file, e.g. a log."
+        );
+        assert_eq!(summary("Version 1.5 of it. More."), "Version 1.5 of it.");
+        assert_eq!(summary("No full stop\n\nSecond paragraph."), "No full stop");
+        assert_eq!(summary("Ends here."), "Ends here.");
+        assert_eq!(summary(""), "");
+    }
 }

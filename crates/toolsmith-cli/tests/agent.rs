@@ -165,6 +165,12 @@ fn an_unknown_tool_name_and_a_zero_step_limit_are_usage_errors() {
         "?",
     ]);
     assert_eq!(zero.exit, Exit::Usage);
+    assert!(
+        zero.stderr
+            .contains("invalid value '0' for '--max-steps <N>'"),
+        "{}",
+        zero.stderr
+    );
     let no_question = agent(&["--base-url", "http://127.0.0.1:9/v1"]);
     assert_eq!(no_question.exit, Exit::Usage);
 }
@@ -253,4 +259,39 @@ fn without_a_base_url_it_is_a_usage_error() {
     assert!(stderr.contains("--base-url <URL>"), "{stderr}");
     let help = json!(binary(&["--help"], &[("OPENAI_API_KEY", KEY)]).1);
     assert!(!help.to_string().contains(KEY));
+}
+
+#[test]
+fn a_base_url_that_is_no_http_url_is_a_usage_error_naming_the_flag() {
+    let cases = [
+        (
+            "not-a-url",
+            "it has no scheme (start it with http:// or https://)",
+        ),
+        ("localhost:8080/v1", "it has no scheme"),
+        ("ftp://example.com/v1", "its scheme is `ftp`"),
+        ("http://127.0.0.1:9/v1?key=1", "it has a query or fragment"),
+    ];
+    for (url, problem) in cases {
+        for (args, env) in [
+            (vec!["--base-url", url, "?"], vec![]),
+            (vec!["?"], vec![("OPENAI_BASE_URL", url)]),
+        ] {
+            let (code, stdout, stderr) = binary(&args, &env);
+            assert_eq!((code, stdout.as_str()), (2, ""), "{url}: {stderr}");
+            assert!(
+                stderr.contains(&format!(
+                    "invalid value '{url}' for '--base-url <URL>': {problem}"
+                )),
+                "{stderr}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_library_client_refuses_a_base_url_that_is_no_http_url() {
+    let error = toolsmith_agent::OpenAiCompatible::new("localhost:8080/v1", "m").unwrap_err();
+    assert_eq!(error.url, "localhost:8080/v1");
+    assert!(toolsmith_agent::OpenAiCompatible::new("https://api.example.com/v1/", "m").is_ok());
 }

@@ -583,3 +583,64 @@ fn a_whole_float_for_an_integer_is_a_repair_that_strict_refuses() {
         );
     }
 }
+
+#[test]
+fn call_prints_the_output_on_stdout_and_each_repair_on_stderr() {
+    let arguments = r#"{"text": "a b", "words_only": "true"}"#;
+    let run = toolsmith(&["call", "text_wc", arguments], "");
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "Words: 2\n");
+    // The one repair `--json` reports, as a line.
+    let json = toolsmith(&["call", "--json", "text_wc", arguments], "").json();
+    let repair = json["repairs"][0]["message"].as_str().unwrap();
+    assert!(repair.starts_with("`words_only`: "), "{repair}");
+    assert_eq!(run.stderr, format!("toolsmith: repaired {repair}\n"));
+    let quiet = toolsmith(&["call", "--quiet", "text_wc", arguments], "");
+    assert_eq!((quiet.code, quiet.stderr.as_str()), (0, ""));
+}
+
+/// Runs the binary with its stdout a pipe whose reader is already gone, as in `toolsmith list |
+/// head` once head has read its lines.
+fn toolsmith_into_closed_pipe(args: &[&str]) -> (i32, String) {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("toolsmith finishes");
+    (
+        out.status.code().expect("exited, not killed by a signal"),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn a_closed_stdout_ends_every_command_quietly_with_its_own_status() {
+    let weather = fixture("weather.json");
+    let cases: [(&[&str], i32); 9] = [
+        (&["list"], 0),
+        (&["list", "--json"], 0),
+        (&["schema"], 0),
+        (&["schema", "text_wc", "--dialect", "mcp"], 0),
+        (&["schema", "--from-json-schema", &weather], 0),
+        (&["call", "text_wc", r#"{"text": "a b"}"#], 0),
+        (&["call", "--json", "text_wc", r#"{"txt": "a b"}"#], 1),
+        (
+            &[
+                "coerce",
+                "--schema",
+                &weather,
+                r#"{"city": "Paris", "days": 2}"#,
+            ],
+            0,
+        ),
+        (&["--help"], 0),
+    ];
+    for (args, expected) in cases {
+        let (code, stderr) = toolsmith_into_closed_pipe(args);
+        assert_eq!((code, stderr.as_str()), (expected, ""), "{args:?}");
+    }
+}

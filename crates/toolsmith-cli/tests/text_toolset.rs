@@ -45,6 +45,33 @@ fn the_binary_lists_every_text_tool() {
 }
 
 #[test]
+fn list_shows_whole_first_sentences_and_the_case_defaults_of_grep_and_rg() {
+    let out = toolsmith(&["list"]);
+    assert!(out.status.success(), "{out:?}");
+    let listed = String::from_utf8(out.stdout).unwrap();
+    let summary = |name: &str| {
+        let line = listed
+            .lines()
+            .find(|line| line.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} in {listed}"));
+        line.split_once("  text  ").unwrap().1.trim().to_owned()
+    };
+    assert_eq!(
+        summary("text_grep"),
+        "Finds the lines of a text that match a regular expression, ignoring case unless \
+         `ignore_case` is false (like `grep -i`; `text_rg` matches case by default)."
+    );
+    assert_eq!(
+        summary("text_rg"),
+        "Searches a text like ripgrep, with line numbers, matching case unless `ignore_case` is \
+         true (like `rg`; `text_grep` ignores case by default)."
+    );
+    for line in listed.lines() {
+        assert!(line.ends_with('.'), "a whole sentence: {line}");
+    }
+}
+
+#[test]
 fn an_invalid_pattern_exits_1_with_the_problem_on_stderr() {
     let out = toolsmith(&["call", "text_grep", r#"{"text":"a","pattern":"(a"}"#]);
     assert_eq!(out.status.code(), Some(1));

@@ -148,6 +148,26 @@ divide         -     Divides one integer by another, rounding toward zero.
     );
 }
 
+/// Finds the lines of a text that match a pattern, ignoring case unless
+/// `ignore_case` is false (e.g. `a` finds `A`). Output: the lines.
+#[toolsmith::tool]
+fn find(text: String, pattern: String) -> String {
+    format!("{text}{pattern}")
+}
+
+#[test]
+fn list_shows_the_first_sentence_whole_even_where_the_source_wrapped_it() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(Find)).unwrap();
+    let run = run_over(Ok(&registry), &["list"], b"");
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "find  -  Finds the lines of a text that match a pattern, ignoring case unless \
+         `ignore_case` is false (e.g. `a` finds `A`).\n"
+    );
+}
+
 #[test]
 fn list_of_an_empty_registry_prints_nothing() {
     let run = run_over(Ok(&Registry::new()), &["list"], b"");
@@ -377,6 +397,70 @@ fn call_without_arguments_sends_an_empty_object() {
         run.stderr,
         "Invalid arguments for tool `greet`. The arguments have 1 problem:\n\
          - `name`: missing required field; expected a string\n"
+    );
+}
+
+#[test]
+fn call_prints_each_repair_on_stderr_one_line_each() {
+    let arguments = r#"{"a": "40", "B": 2}"#;
+    let run = toolsmith(&["call", "calc_add", arguments]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "42\n");
+    // The repairs `--json` reports, each a line of its own, in order.
+    let json = toolsmith(&["call", "--json", "calc_add", arguments]).json();
+    let lines: Vec<String> = json["repairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|repair| {
+            format!(
+                "toolsmith: repaired {}",
+                repair["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(lines.len(), 2, "{json}");
+    assert_eq!(run.stderr, lines.join("\n") + "\n");
+    assert!(
+        run.stderr.starts_with("toolsmith: repaired `a`: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn call_quiet_prints_no_repairs() {
+    for quiet in ["--quiet", "-q"] {
+        let run = toolsmith(&["call", quiet, "calc_add", r#"{"a": "40", "b": 2}"#]);
+        assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+        assert_eq!(run.stdout, "42\n");
+        assert_eq!(run.stderr, "");
+    }
+}
+
+#[test]
+fn call_json_puts_the_repairs_in_its_object_not_on_stderr() {
+    let run = toolsmith(&["call", "--json", "calc_add", r#"{"a": "40", "b": 2}"#]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stderr, "");
+    assert_eq!(run.json()["repairs"][0]["code"], "int_from_string");
+}
+
+#[test]
+fn a_repair_line_escapes_the_control_characters_a_model_sent() {
+    let run = toolsmith(&[
+        "call",
+        "--ignore-unknown",
+        "calc_add",
+        "{\"a\": 1, \"b\": 2, \"\\u001b[31mred\\nline\": 3}",
+    ]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{:?}", run.stderr);
+    assert!(!run.stderr.contains('\u{1b}'), "{:?}", run.stderr);
+    assert!(
+        run.stderr.contains(r"\u{1b}[31mred\nline"),
+        "{:?}",
+        run.stderr
     );
 }
 

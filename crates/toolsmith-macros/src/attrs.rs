@@ -171,6 +171,9 @@ pub struct ToolOptions {
     pub register: Option<bool>,
     /// The struct a free function becomes (default: its name in PascalCase).
     pub type_name: Option<syn::Ident>,
+    /// The function stating the tool's argument limits: `fn() -> Limits` for a free function,
+    /// `fn(&Self) -> Limits` for a tool or toolset with an instance.
+    pub limits: Option<Path>,
 }
 
 /// Which keys an attribute accepts.
@@ -217,18 +220,19 @@ impl ToolOptions {
             "open_world" if hints => self.open_world = Some(flag(&meta)?),
             "constructor" if constructs => self.constructor = Some(meta.value()?.parse()?),
             "register" if constructs => self.register = Some(flag(&meta)?),
+            "limits" => self.limits = Some(meta.value()?.parse()?),
             "type_name" if context == OptionsFor::Tool => {
                 self.type_name = Some(meta.value()?.parse::<LitStr>()?.parse()?);
             }
             _ => {
                 let valid = match context {
                     OptionsFor::Tool => {
-                        "name, description, read_only, destructive, idempotent, open_world, type_name"
+                        "name, description, read_only, destructive, idempotent, open_world, limits, type_name"
                     }
                     OptionsFor::StatefulTool => {
-                        "name, description, read_only, destructive, idempotent, open_world, constructor, register"
+                        "name, description, read_only, destructive, idempotent, open_world, limits, constructor, register"
                     }
-                    OptionsFor::Toolset => "name, constructor, register",
+                    OptionsFor::Toolset => "name, limits, constructor, register",
                 };
                 let near = valid
                     .split(", ")

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields, FieldsNamed, Ident};
 
 use crate::attrs::{SerdeContainer, SerdeDefault, SerdeItem, serde_container, serde_item};
-use crate::text::{RenameRule, description, doc_text, unraw};
+use crate::text::{RenameRule, description, doc_prose, doc_text, unraw};
 
 pub fn expand(input: DeriveInput) -> syn::Result<TokenStream> {
     let container = serde_container(&input.attrs)?;
@@ -151,7 +151,7 @@ fn struct_fields(
         check_field(&serde, ident)?;
         let name = field_name(ident, &serde, rule);
         let ty = &field.ty;
-        let doc = doc_text(&field.attrs);
+        let doc = doc_prose(&field.attrs);
         let description = option_ref(doc.as_deref());
         let value = match (&serde.default, &container.default) {
             (Some(SerdeDefault::Trait), _) => {
@@ -286,7 +286,7 @@ fn string_enum(
         }
         let value = variant_name(&variant.ident, &serde, container.rename_all);
         let aliases = &serde.aliases;
-        let description = option_str(doc_text(&variant.attrs).as_deref());
+        let description = option_str(doc_prose(&variant.attrs).as_deref());
         variants.push(quote! {{
             let mut __v = ::toolsmith::__private::EnumVariant::new(
                 ::toolsmith::__private::EnumValue::String(::std::string::String::from(#value)));

@@ -44,15 +44,102 @@ fn markdown_lines(doc: &str) -> impl Iterator<Item = (&str, bool)> {
     })
 }
 
-/// The description part of a doc comment: everything before its first markdown heading.
+/// The description part of a doc comment: everything before its first markdown heading, as
+/// prose ([`prose`]).
 pub fn description(doc: &str) -> Option<String> {
     let end = markdown_lines(doc)
         .position(|(line, markdown)| markdown && line.starts_with('#'))
         .unwrap_or(usize::MAX);
     let text: Vec<&str> = doc.lines().take(end).collect();
-    let text = text.join("\n");
-    let text = text.trim();
-    (!text.is_empty()).then(|| text.to_owned())
+    let text = prose(&text.join("\n"));
+    (!text.is_empty()).then_some(text)
+}
+
+/// The doc comment on `attrs` as prose ([`prose`]); `None` when there is none.
+pub fn doc_prose(attrs: &[Attribute]) -> Option<String> {
+    doc_text(attrs).map(|doc| prose(&doc))
+}
+
+/// Doc comment text as a reader who never saw the source wants it: each paragraph's hard-wrapped
+/// lines unwrapped into one line, paragraphs still apart (a blank line between them). A list item
+/// starts a line of its own (its wrapped lines joined to it), and so do headings, table rows and
+/// markdown hard breaks (two trailing spaces, or a trailing `\`); code blocks, fenced or
+/// indented, keep their lines as written.
+pub fn prose(doc: &str) -> String {
+    let mut blocks: Vec<Vec<String>> = Vec::new();
+    let mut lines: Vec<String> = Vec::new();
+    // Whether the next plain line continues the last one.
+    let mut joinable = false;
+    let mut fenced = false;
+    let mut indented_code = false;
+    // Whether the last block ended inside a list (an indented line after it continues the list).
+    let mut in_list = false;
+    for raw in doc.lines() {
+        let raw = raw.trim_end_matches('\r');
+        let trimmed = raw.trim_start();
+        let fence = trimmed.starts_with("```") || trimmed.starts_with("~~~");
+        if fenced || fence {
+            fenced ^= fence;
+            lines.push(raw.trim_end().to_owned());
+            joinable = false;
+            continue;
+        }
+        if trimmed.is_empty() {
+            if !lines.is_empty() {
+                in_list = !indented_code && lines.last().is_some_and(|l| list_item(l).is_some());
+                blocks.push(std::mem::take(&mut lines));
+            }
+            joinable = false;
+            indented_code = false;
+            continue;
+        }
+        let indent = raw.len() - trimmed.len();
+        if lines.is_empty() && (indent >= 4 || raw.starts_with('\t')) && !in_list {
+            indented_code = true;
+        }
+        if indented_code {
+            lines.push(raw.trim_end().to_owned());
+            continue;
+        }
+        let (text, hard_break) = match trimmed.trim_end().strip_suffix('\\') {
+            Some(text) => (text.trim_end(), true),
+            None => (trimmed.trim_end(), raw.ends_with("  ")),
+        };
+        let own_line = trimmed.starts_with('#') || trimmed.starts_with('|');
+        if own_line || list_item(trimmed).is_some() {
+            // A list item keeps its indentation: nesting is meaningful.
+            let keep = if own_line { 0 } else { indent };
+            lines.push(format!("{}{text}", &raw[..keep]));
+            joinable = !own_line && !hard_break;
+            continue;
+        }
+        match lines.last_mut() {
+            Some(last) if joinable => {
+                last.push(' ');
+                last.push_str(text);
+            }
+            _ => lines.push(text.to_owned()),
+        }
+        joinable = !hard_break;
+    }
+    if !lines.is_empty() {
+        blocks.push(lines);
+    }
+    let blocks: Vec<String> = blocks.iter().map(|block| block.join("\n")).collect();
+    blocks.join("\n\n")
+}
+
+/// The text of a markdown list item (`* `, `- `, `+ `, `1. `, `1) `), without its marker.
+fn list_item(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    if let Some(rest) = ["* ", "- ", "+ "].iter().find_map(|m| line.strip_prefix(m)) {
+        return Some(rest);
+    }
+    let digits = line.find(|c: char| !c.is_ascii_digit())?;
+    let rest = &line[digits..];
+    (digits > 0 && digits <= 9)
+        .then(|| rest.strip_prefix(". ").or_else(|| rest.strip_prefix(") ")))
+        .flatten()
 }
 
 /// The entries of a `# Arguments` section: `* `name` - what it is` (also `-` bullets and `:`).
@@ -278,6 +365,36 @@ mod tests {
             syn::parse_quote!(#[doc = " Second."]),
         ];
         assert_eq!(doc_text(&attrs).as_deref(), Some("First.\n\nSecond."));
+    }
+
+    #[test]
+    fn prose_unwraps_paragraphs_and_keeps_them_apart() {
+        assert_eq!(
+            prose("One line\nwrapped, and\n  indented.\n\nA second\nparagraph."),
+            "One line wrapped, and indented.\n\nA second paragraph."
+        );
+    }
+
+    #[test]
+    fn prose_keeps_list_items_on_their_own_lines_with_their_nesting() {
+        assert_eq!(
+            prose("Modes:\n* `fast` - quick, but\n  rough.\n  - nested\n2. numbered\n10) too"),
+            "Modes:\n* `fast` - quick, but rough.\n  - nested\n2. numbered\n10) too"
+        );
+    }
+
+    #[test]
+    fn prose_keeps_code_blocks_tables_and_hard_breaks() {
+        assert_eq!(
+            prose(
+                "Text\n\n    indented code\n      more\n\n| a | b |\n|---|---|\nline one  \nline two\\\nline three"
+            ),
+            "Text\n\n    indented code\n      more\n\n| a | b |\n|---|---|\nline one\nline two\nline three"
+        );
+        assert_eq!(
+            prose("Before\n```text\nkept\n\n  as is\n```\nafter\nwrapped"),
+            "Before\n```text\nkept\n\n  as is\n```\nafter wrapped"
+        );
     }
 
     #[test]

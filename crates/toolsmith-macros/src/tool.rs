@@ -9,7 +9,9 @@ use syn::visit_mut::VisitMut;
 use syn::{FnArg, Ident, ImplItem, ImplItemFn, ItemFn, ItemImpl, Pat, ReturnType, Signature, Type};
 
 use crate::attrs::{OptionsFor, ParamOptions, ToolOptions};
-use crate::text::{argument_docs, description, doc_text, humanize, pascal_case, snake_case, unraw};
+use crate::text::{
+    argument_docs, description, doc_prose, doc_text, humanize, pascal_case, snake_case, unraw,
+};
 
 /// How the tool's function is reached from its instance.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -179,15 +181,20 @@ pub fn expand_toolset(options: ToolOptions, mut item: ItemImpl) -> syn::Result<T
         },
         |n| n.value(),
     );
+    let options_limits = options.limits.clone();
     let mut tools = Vec::new();
     let mut seen: HashMap<String, Span> = HashMap::new();
     for impl_item in &mut item.items {
         let ImplItem::Fn(method) = impl_item else {
             continue;
         };
-        let Some(options) = take_tool_attribute(method)? else {
+        let Some(mut options) = take_tool_attribute(method)? else {
             continue;
         };
+        // The toolset's statement of limits holds for each tool that states none of its own.
+        if options.limits.is_none() {
+            options.limits.clone_from(&options_limits);
+        }
         if let Some(type_name) = &options.type_name {
             return Err(syn::Error::new(
                 type_name.span(),
@@ -370,7 +377,7 @@ fn tool_fn(
             }
             FnArg::Typed(typed) => {
                 let param_options = ParamOptions::from_attributes(&typed.attrs)?;
-                let param_doc = doc_text(&typed.attrs);
+                let param_doc = doc_prose(&typed.attrs);
                 typed
                     .attrs
                     .retain(|a| !is_attribute(a, "param") && !a.path().is_ident("doc"));
@@ -519,6 +526,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
     let parameters_fn = format_ident!("__toolsmith_{}_parameters", unraw(method));
     let output_fn = format_ident!("__toolsmith_{}_output", unraw(method));
     let invoke_fn = format_ident!("__toolsmith_{}_invoke", unraw(method));
+    let limits_fn = format_ident!("__toolsmith_{}_limits", unraw(method));
     let spec_const = spec_const_ident(method);
     let name = &tool.name;
     let description = &tool.description;
@@ -614,8 +622,38 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
     let probe = quote_spanned! {output.span()=>
         (&&&&&::toolsmith::__private::Probe::<#output>::new()).kind()
     };
+    // The statement of limits: a `fn() -> Limits` for a free function, else a `fn(&Self) ->
+    // Limits` (a method, so the statement can follow the instance), checked at its path.
+    let (limits_item, limits) = match &tool.options.limits {
+        Some(path) => {
+            let stated = if tool.receiver == Receiver::Free {
+                quote_spanned! {path.span()=> {
+                    let __toolsmith_stated: fn() -> ::toolsmith::__private::Limits = #path;
+                    __toolsmith_stated()
+                }}
+            } else {
+                quote_spanned! {path.span()=> {
+                    let __toolsmith_stated: fn(&Self) -> ::toolsmith::__private::Limits = #path;
+                    __toolsmith_stated(__toolsmith_this)
+                }}
+            };
+            (
+                quote! {
+                    #[doc(hidden)]
+                    fn #limits_fn(__toolsmith_this: &Self) -> ::toolsmith::__private::Limits {
+                        let _ = __toolsmith_this;
+                        #stated
+                    }
+                },
+                quote! { ::core::option::Option::Some(Self::#limits_fn) },
+            )
+        }
+        None => (quote! {}, quote! { ::core::option::Option::None }),
+    };
     let span = tool.span;
     quote_spanned! {span=>
+        #limits_item
+
         #[doc(hidden)]
         fn #parameters_fn() -> &'static ::toolsmith::__private::TypeGraph {
             static GRAPH: ::toolsmith::__private::OnceLock<::toolsmith::__private::TypeGraph> =
@@ -678,6 +716,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
                 idempotent: #idempotent,
                 open_world: #open_world,
             },
+            limits: #limits,
             invoke: Self::#invoke_fn,
         };
     }
@@ -701,6 +740,9 @@ fn single_tool_impl(self_ty: &TokenStream, spec: &Ident) -> TokenStream {
             }
             fn annotations(&self) -> ::toolsmith::__private::ToolAnnotations {
                 <#self_ty>::#spec.annotations
+            }
+            fn limits(&self) -> ::core::option::Option<::toolsmith::__private::Limits> {
+                <#self_ty>::#spec.limits(self)
             }
             fn declarations(&self) -> ::core::option::Option<&::toolsmith::__private::Declarations> {
                 // The spec is the type's alone, so one cache serves every value of the type.

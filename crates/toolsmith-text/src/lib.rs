@@ -12,8 +12,11 @@
 //! that `\n` is part of the line ending, not of the line: CRLF text has the same lines as LF text,
 //! and lines are written back with `\n`. Outputs are deterministic: lines keep their order
 //! unless a tool sorts them, and ties are broken the same way every time. Texts longer than a
-//! limit (64 MiB unless configured) and patterns that compile to more than the regex crate's size
-//! limit (10 MiB unless configured) are refused with an error that says so.
+//! limit (64 MiB unless configured), patterns longer than 64 KiB and patterns that compile to
+//! more than the regex crate's size limit (10 MiB unless configured) are refused with an error
+//! that says so. The tools state their argument limits to whoever calls them
+//! ([`TextProcessingToolset::argument_limits`]), so a caller's default policy (strings of 1 MiB)
+//! does not stand between a model and the texts this toolset takes.
 //!
 //! ```
 //! use toolsmith::{Toolset, testing};
@@ -36,7 +39,7 @@ use std::fmt::{self, Write};
 use std::ops::ControlFlow;
 
 use serde_json::{Value, json};
-use toolsmith::ToolOutput;
+use toolsmith::{Limits, ToolOutput};
 
 use crate::lines::join;
 use crate::matcher::LineMatcher;
@@ -48,8 +51,24 @@ pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 << 20;
 /// default.
 pub const DEFAULT_REGEX_SIZE_LIMIT: usize = 10 << 20;
 
+/// The longest pattern accepted unless configured otherwise: 64 KiB. Parsing a pattern costs
+/// hundreds of bytes of memory per byte of pattern before any size limit can be checked, so a
+/// pattern is refused by its length first.
+pub const DEFAULT_MAX_PATTERN_BYTES: usize = 64 << 10;
+
+/// The most bytes JSON spells one byte of a string with: a control character as `\u001f`.
+const JSON_ESCAPE_FACTOR: usize = 6;
+
+/// Room in the argument text for everything beside the text: the other arguments, the keys,
+/// whitespace.
+const OTHER_ARGUMENTS_BYTES: usize = 1 << 20;
+
 /// The `text` toolset. Its limits are set when it is built; [`Default`] (what the registry
 /// uses) gives [`DEFAULT_MAX_INPUT_BYTES`] and [`DEFAULT_REGEX_SIZE_LIMIT`].
+///
+/// Its tools state their own argument limits ([`argument_limits`](Self::argument_limits)),
+/// which follow the input limit, so every caller (the registry, `toolsmith call`, the MCP
+/// server, an agent) lets a text of up to that size through, whatever its own policy's limits.
 ///
 /// ```
 /// use toolsmith::Toolset;
@@ -59,10 +78,12 @@ pub const DEFAULT_REGEX_SIZE_LIMIT: usize = 10 << 20;
 ///     .with_max_input_bytes(1 << 30)
 ///     .into_tools();
 /// assert_eq!(tools[0].name(), "text_grep");
+/// assert_eq!(tools[0].limits().map(|l| l.max_string_bytes), Some(1 << 30));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextProcessingToolset {
     max_input_bytes: usize,
+    max_pattern_bytes: usize,
     regex_size_limit: usize,
 }
 
@@ -70,6 +91,7 @@ impl Default for TextProcessingToolset {
     fn default() -> Self {
         TextProcessingToolset {
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_pattern_bytes: DEFAULT_MAX_PATTERN_BYTES,
             regex_size_limit: DEFAULT_REGEX_SIZE_LIMIT,
         }
     }
@@ -83,11 +105,33 @@ impl TextProcessingToolset {
         self
     }
 
+    /// The same toolset, accepting patterns of up to `bytes` bytes.
+    #[must_use]
+    pub fn with_max_pattern_bytes(mut self, bytes: usize) -> Self {
+        self.max_pattern_bytes = bytes;
+        self
+    }
+
     /// The same toolset, accepting patterns that compile to up to `bytes` bytes.
     #[must_use]
     pub fn with_regex_size_limit(mut self, bytes: usize) -> Self {
         self.regex_size_limit = bytes;
         self
+    }
+
+    /// The limits its tools state on their arguments: a string as long as the input limit,
+    /// and argument text long enough to carry such a text however JSON escapes it (six bytes
+    /// a byte at worst, as `\u0000`), with room for the other arguments. The rest are the
+    /// defaults.
+    pub fn argument_limits(&self) -> Limits {
+        Limits {
+            max_string_bytes: self.max_input_bytes,
+            max_input_bytes: self
+                .max_input_bytes
+                .saturating_mul(JSON_ESCAPE_FACTOR)
+                .saturating_add(OTHER_ARGUMENTS_BYTES),
+            ..Limits::default()
+        }
     }
 
     fn check_size(&self, text: &str) -> Result<(), TextError> {
@@ -101,15 +145,22 @@ impl TextProcessingToolset {
     }
 
     fn matcher(&self, pattern: &str, ignore_case: bool) -> Result<LineMatcher, TextError> {
+        if pattern.len() > self.max_pattern_bytes {
+            return Err(TextError::PatternTooLong {
+                bytes: pattern.len(),
+                limit: self.max_pattern_bytes,
+            });
+        }
         LineMatcher::new(pattern, ignore_case, self.regex_size_limit)
     }
 }
 
-#[toolsmith::toolset(name = "text")]
+#[toolsmith::toolset(name = "text", limits = Self::argument_limits)]
 impl TextProcessingToolset {
-    /// Finds the lines of a text that match a regular expression (Rust regex syntax, like
-    /// ripgrep's; case-insensitive unless `ignore_case` is false). Output: the matching lines in
-    /// order, one per line, without line numbers; `No matches found for pattern '<pattern>'`
+    /// Finds the lines of a text that match a regular expression, ignoring case unless
+    /// `ignore_case` is false (like `grep -i`; `text_rg` matches case by default). Patterns are
+    /// Rust regex syntax, like ripgrep's. Output: the matching lines in order, one per line,
+    /// without line numbers; `No matches found for pattern '<pattern>'`
     /// when none match; with `count_only`, `Found <N> matches for pattern '<pattern>'`, N being
     /// the number of matching lines. Structured: `{"pattern", "matching_lines"}`.
     ///
@@ -195,8 +246,9 @@ impl TextProcessingToolset {
         Ok(with_structured(parts.join(", "), Value::Object(structured)))
     }
 
-    /// Searches a text like ripgrep with line numbers (Rust regex syntax; case-sensitive unless
-    /// `ignore_case` is true). Output: each matching line as `<N>:<line>` (N is the 1-based line
+    /// Searches a text like ripgrep, with line numbers, matching case unless `ignore_case` is
+    /// true (like `rg`; `text_grep` ignores case by default). Patterns are Rust regex syntax.
+    /// Output: each matching line as `<N>:<line>` (N is the 1-based line
     /// number), one per line; with `context`, also that many lines before and after each match,
     /// as `<N>-<line>`, and `--` between groups of lines that are not adjacent; `No matches found
     /// for pattern '<pattern>'` when none match. Structured: `{"pattern", "matching_lines"}`.
@@ -314,8 +366,8 @@ impl TextProcessingToolset {
         ))
     }
 
-    /// Keeps the lines of a text that match a regular expression (Rust regex syntax;
-    /// case-insensitive unless `ignore_case` is false), or, with `invert`, those that do not.
+    /// Keeps the lines of a text that match a regular expression, or, with `invert`, those that
+    /// do not, ignoring case unless `ignore_case` is false. Patterns are Rust regex syntax.
     /// Output: those lines in order, one per line (empty when there are none). Structured:
     /// `{"pattern", "kept_lines", "total_lines"}`.
     ///
@@ -479,6 +531,13 @@ pub enum TextError {
         /// What is wrong with it, and where.
         problem: String,
     },
+    /// The pattern is longer than the toolset accepts (it is not quoted back: it is long).
+    PatternTooLong {
+        /// The pattern's length.
+        bytes: usize,
+        /// The most the toolset accepts.
+        limit: usize,
+    },
     /// The pattern compiles to more than the regex size limit.
     PatternTooBig {
         /// The pattern as given.
@@ -513,6 +572,11 @@ impl fmt::Display for TextError {
             TextError::InvalidPattern { pattern, problem } => {
                 write!(f, "invalid regex pattern '{pattern}': {problem}")
             }
+            TextError::PatternTooLong { bytes, limit } => write!(
+                f,
+                "the regex pattern is {bytes} bytes, more than the {limit} bytes this toolset \
+                 accepts; use a shorter pattern"
+            ),
             TextError::PatternTooBig { pattern, limit } => write!(
                 f,
                 "the regex pattern '{pattern}' is too big: compiled, it exceeds the size limit \

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith::{Arguments, Policy, Tool, ToolError, ToolOutput, Toolset};
-use toolsmith_text::{DEFAULT_MAX_INPUT_BYTES, TextProcessingToolset};
+use toolsmith_text::{DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_PATTERN_BYTES, TextProcessingToolset};
 
 fn tool_of(tools: &[Arc<dyn Tool>], name: &str) -> Arc<dyn Tool> {
     tools
@@ -888,29 +888,45 @@ fn summarize_text_lowercases_with_unicode_rules_and_ignores_short_words() {
 
 // ---- Limits ----
 
+/// The arguments every tool needs, around `text`.
+fn arguments_for(tool: &dyn Tool, text: &str) -> Value {
+    let schema = tool.call_schema_object().unwrap();
+    let mut args = json!({"text": text});
+    for (key, value) in [("pattern", json!("x")), ("start_line", json!(1))] {
+        if schema["properties"].get(key).is_some() {
+            args[key] = value;
+        }
+    }
+    args
+}
+
 #[test]
-fn the_input_size_limit_is_configurable_and_its_error_says_what_to_do() {
+fn the_input_size_limit_is_configurable_and_stated_to_every_caller() {
     let tools = TextProcessingToolset::default()
         .with_max_input_bytes(8)
         .into_tools();
     for tool in &tools {
-        let schema = tool.call_schema_object().unwrap();
-        let mut args = json!({"text": "123456789"});
-        for (key, value) in [("pattern", json!("x")), ("start_line", json!(1))] {
-            if schema["properties"].get(key).is_some() {
-                args[key] = value;
-            }
-        }
-        let error = tool
-            .call(Arguments::Json(&args), &Policy::default())
-            .unwrap_err();
         assert_eq!(
-            error.to_model_message(),
-            format!(
-                "Tool `{}` failed: the text is 9 bytes, more than the 8 bytes this toolset \
-                 accepts; send a smaller part of it",
-                tool.name()
+            tool.limits().unwrap().max_string_bytes,
+            8,
+            "{}",
+            tool.name()
+        );
+        let error = tool
+            .call(
+                Arguments::Json(&arguments_for(tool.as_ref(), "123456789")),
+                &Policy::default(),
             )
+            .unwrap_err();
+        let ToolError::InvalidArguments { errors, .. } = &error else {
+            panic!("{}: {error:?}", tool.name());
+        };
+        assert_eq!(errors.0.len(), 1, "{error}");
+        assert_eq!(errors.0[0].code.as_str(), "too_large", "{error}");
+        assert_eq!(errors.0[0].path, "/text", "{error}");
+        assert!(
+            error.to_model_message().contains("at most 8 bytes"),
+            "{error}"
         );
     }
     let fits = tool_of(&tools, "text_wc")
@@ -923,20 +939,87 @@ fn the_input_size_limit_is_configurable_and_its_error_says_what_to_do() {
 }
 
 #[test]
-fn the_default_input_limit_is_64_mib() {
+fn a_method_called_from_rust_checks_the_input_size_itself() {
+    let toolset = TextProcessingToolset::default().with_max_input_bytes(8);
+    let error = toolset.wc("123456789", false, false, false).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the text is 9 bytes, more than the 8 bytes this toolset accepts; send a smaller part of it"
+    );
+}
+
+#[test]
+fn the_default_input_limit_is_64_mib_whatever_the_callers_policy() {
     assert_eq!(DEFAULT_MAX_INPUT_BYTES, 64 << 20);
-    let mut policy = Policy::default();
-    policy.limits.max_string_bytes = usize::MAX;
-    policy.limits.max_input_bytes = usize::MAX;
     let wc = tool("text_wc");
+    // 1.5 MB: more than the default policy's longest string.
+    let document = "word ".repeat(300_000);
+    let output = wc
+        .call(
+            Arguments::Json(&json!({"text": document})),
+            &Policy::default(),
+        )
+        .unwrap();
+    assert_eq!(output.text, "Lines: 1, Words: 300000, Characters: 1500000");
+    // As argument text, escaped the most JSON can escape it (six bytes a byte).
+    let escaped = json!({"text": "\u{1}".repeat(1 << 20)}).to_string();
+    assert!(escaped.len() > 6 << 20);
+    let output = wc
+        .call(Arguments::Text(&escaped), &Policy::default())
+        .unwrap();
+    assert_eq!(output.text, "Lines: 1, Words: 1, Characters: 1048576");
+
     let just_over = "x".repeat(DEFAULT_MAX_INPUT_BYTES + 1);
     let error = wc
-        .call(Arguments::Json(&json!({"text": just_over})), &policy)
+        .call(
+            Arguments::Json(&json!({"text": just_over})),
+            &Policy::default(),
+        )
         .unwrap_err();
     assert!(
         error
             .to_model_message()
-            .contains("more than the 67108864 bytes"),
+            .replace(',', "")
+            .contains("at most 67108864 bytes"),
         "{error}"
+    );
+}
+
+#[test]
+fn a_pattern_longer_than_the_limit_is_refused_before_it_is_parsed() {
+    let long = "ab".repeat(DEFAULT_MAX_PATTERN_BYTES / 2 + 1);
+    for name in ["text_grep", "text_rg", "text_filter_lines"] {
+        let message = failure(name, json!({"text": FRUIT, "pattern": long}));
+        assert_eq!(
+            message,
+            format!(
+                "Tool `{name}` failed: the regex pattern is {} bytes, more than the 65536 bytes \
+                 this toolset accepts; use a shorter pattern",
+                long.len()
+            )
+        );
+    }
+    let tools = TextProcessingToolset::default()
+        .with_max_pattern_bytes(4)
+        .into_tools();
+    let grep = tool_of(&tools, "text_grep");
+    let error = grep
+        .call(
+            Arguments::Json(&json!({"text": FRUIT, "pattern": "apple"})),
+            &Policy::default(),
+        )
+        .unwrap_err();
+    assert!(
+        error
+            .to_model_message()
+            .contains("5 bytes, more than the 4"),
+        "{error}"
+    );
+    assert!(
+        grep.call(
+            Arguments::Json(&json!({"text": FRUIT, "pattern": "appl"})),
+            &Policy::default(),
+        )
+        .is_ok()
     );
 }

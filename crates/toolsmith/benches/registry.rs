@@ -17,8 +17,8 @@ mod harness;
 use harness::{Case, report};
 use serde::{Deserialize, Serialize};
 use toolsmith::{
-    Arguments, Dialect, Policy, Registry, Tool, ToolAnnotations, ToolError, ToolOutput, ToolType,
-    TypeGraph, declaration,
+    Arguments, Dialect, Limits, Policy, Registry, Tool, ToolAnnotations, ToolError, ToolOutput,
+    ToolType, TypeGraph, declaration,
 };
 
 /// A tool as it is, but keeping no declarations: each one is written afresh.
@@ -40,6 +40,9 @@ impl Tool for Fresh<'_> {
     fn annotations(&self) -> ToolAnnotations {
         self.0.annotations()
     }
+    fn limits(&self) -> Option<Limits> {
+        self.0.limits()
+    }
     fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
         self.0.call(arguments, policy)
     }
@@ -48,6 +51,19 @@ impl Tool for Fresh<'_> {
 /// Adds two integers.
 #[toolsmith::tool]
 fn add(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+fn roomy() -> Limits {
+    Limits {
+        max_string_bytes: 64 << 20,
+        ..Limits::default()
+    }
+}
+
+/// Adds two integers, stating its own argument limits.
+#[toolsmith::tool(limits = roomy)]
+fn add_stated(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
 
@@ -143,9 +159,13 @@ fn main() -> ExitCode {
     let through_registry = registry
         .call("add", Arguments::Text(ARGS), &policy)
         .map(|o| o.text);
+    let stated = registry
+        .call("add_stated", Arguments::Text(ARGS), &policy)
+        .map(|o| o.text);
     let checks = [
         ("hand dispatch", hand_dispatch(ARGS)),
         ("registry call", through_registry.map_err(|e| e.to_string())),
+        ("a tool stating limits", stated.map_err(|e| e.to_string())),
     ];
     for (name, result) in checks {
         if result.as_deref() != Ok("42") {
@@ -168,6 +188,13 @@ fn main() -> ExitCode {
             }),
             Case::new("Registry::call (lookup + the above)", || {
                 registry.call(black_box("add"), Arguments::Text(black_box(ARGS)), &policy)
+            }),
+            Case::new("Registry::call of a tool stating its own limits", || {
+                registry.call(
+                    black_box("add_stated"),
+                    Arguments::Text(black_box(ARGS)),
+                    &policy,
+                )
             }),
         ],
     );

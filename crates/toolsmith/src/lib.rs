@@ -121,8 +121,11 @@ pub use toolsmith_macros::ToolType;
 ///
 /// Options: `name = "..."` (default: the function's name; for an impl block, the type's name in
 /// snake_case), `description = "..."` (default: the doc comment's text before its first
-/// heading, else `"Tool: <name>"`), and the hints `read_only`, `destructive`, `idempotent`,
-/// `open_world` (each `= false` too). On an impl block: `constructor = path` (a `fn() -> Self`
+/// heading, else `"Tool: <name>"`), the hints `read_only`, `destructive`, `idempotent`,
+/// `open_world` (each `= false` too), and `limits = path`, the tool's own argument limits
+/// ([`Tool::limits`]: a `fn() -> Limits` for a free function, a `fn(&Self) -> Limits` method on
+/// an impl block, so they can follow the instance; every caller then reads the tool's arguments
+/// under them instead of its policy's limits). On an impl block: `constructor = path` (a `fn() -> Self`
 /// the registry builds the tool with; default: `Default`) and `register = false` (the tool is
 /// not in [`registry()`]; add it to a [`Registry`] by hand). A type with neither `Default` nor a
 /// constructor that is not `register = false` is a compile error, not a tool that silently
@@ -174,10 +177,13 @@ pub use toolsmith_macros::tool;
 ///
 /// Options: `name = "..."` (the toolset's name; default: the type's name without a `Toolset`
 /// suffix, in snake_case: `HTTPClientToolset` is `http_client`), `constructor = path` and
-/// `register = false` as for [`tool`]. Each method takes `&self` (or no receiver) and the
-/// options of [`tool`]; its name defaults to `<toolset>_<method>`, its description to the doc
-/// comment, else `"<Method humanized> operation"`. Methods without `#[tool]` stay private. Two
-/// tools of one name in a toolset are a compile error.
+/// `register = false` as for [`tool`], and `limits = path`: a `fn(&Self) -> Limits` method
+/// stating the argument limits of every tool of the toolset (from the instance, say from a
+/// size it was built with; [`Tool::limits`]). Each method takes `&self` (or no receiver) and the
+/// options of [`tool`] (its own `limits` replacing the toolset's); its name defaults to
+/// `<toolset>_<method>`, its description to the doc comment, else `"<Method humanized>
+/// operation"`. Methods without `#[tool]` stay private. Two tools of one name in a toolset are a
+/// compile error.
 ///
 /// ```
 /// use toolsmith::Toolset;

@@ -19,8 +19,8 @@ pub use inventory;
 pub use serde;
 pub use serde_json;
 pub use toolsmith_types::{
-    Arguments, Definitions, Describe, EnumType, EnumValue, EnumVariant, Field, Policy, StructType,
-    TaggedUnion, TaggedVariant, Type, TypeGraph, define_for,
+    Arguments, Definitions, Describe, EnumType, EnumValue, EnumVariant, Field, Limits, Policy,
+    StructType, TaggedUnion, TaggedVariant, Type, TypeGraph, define_for,
 };
 
 pub use crate::registry::{Registration, RegistrationKind};
@@ -38,12 +38,20 @@ pub struct ToolSpec<S: 'static> {
     pub output: fn() -> Option<&'static TypeGraph>,
     /// The behaviour hints.
     pub annotations: ToolAnnotations,
+    /// The argument limits the tool states, read from its instance; `None`: the caller's.
+    pub limits: Option<fn(&S) -> Limits>,
     /// Coerces the arguments and runs the tool on its instance.
     pub invoke: fn(&S, Arguments<'_>, &Policy) -> Result<ToolOutput, ToolError>,
 }
 
 impl<S> ToolSpec<S> {
-    /// Runs the tool, turning a panic into [`ToolError::Panicked`].
+    /// The argument limits the tool states on `this` instance.
+    #[inline]
+    pub fn limits(&self, this: &S) -> Option<Limits> {
+        self.limits.map(|limits| limits(this))
+    }
+
+    /// Runs the tool under its stated limits, turning a panic into [`ToolError::Panicked`].
     pub fn call(
         &self,
         this: &S,
@@ -52,14 +60,23 @@ impl<S> ToolSpec<S> {
     ) -> Result<ToolOutput, ToolError> {
         // The instance is only read through `&S`; a tool that keeps state behind a lock sees the
         // lock poisoned after a panic, which is the lock's own signal.
-        catch_unwind(AssertUnwindSafe(|| (self.invoke)(this, arguments, policy))).unwrap_or_else(
-            |payload| {
-                Err(ToolError::Panicked {
-                    tool: self.name.to_owned(),
-                    message: panic_message(payload.as_ref()),
-                })
-            },
-        )
+        catch_unwind(AssertUnwindSafe(|| match self.limits {
+            // The common case takes the caller's policy as it is, with nothing built.
+            None => (self.invoke)(this, arguments, policy),
+            Some(limits) => {
+                let stated = Policy {
+                    limits: limits(this),
+                    ..policy.clone()
+                };
+                (self.invoke)(this, arguments, &stated)
+            }
+        }))
+        .unwrap_or_else(|payload| {
+            Err(ToolError::Panicked {
+                tool: self.name.to_owned(),
+                message: panic_message(payload.as_ref()),
+            })
+        })
     }
 }
 
@@ -107,6 +124,9 @@ impl<S: Send + Sync + 'static> Tool for MethodTool<S> {
     }
     fn annotations(&self) -> ToolAnnotations {
         self.spec.annotations
+    }
+    fn limits(&self) -> Option<Limits> {
+        self.spec.limits(&self.instance)
     }
     fn declarations(&self) -> Option<&Declarations> {
         Some(&self.declarations)

@@ -1,9 +1,12 @@
 //! [`Tool`]: the one object-safe trait every tool implements, and what a call returns.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolsmith_types::{Arguments, CoerceErrors, Dialect, EmitError, Policy, Repair, TypeGraph};
+use toolsmith_types::{
+    Arguments, CoerceErrors, Dialect, EmitError, Limits, Policy, Repair, TypeGraph,
+};
 
 use crate::Declarations;
 
@@ -58,7 +61,62 @@ pub trait Tool: Send + Sync {
         None
     }
 
-    /// Coerces `arguments` to [`parameters`](Tool::parameters) under `policy`, then runs the tool.
+    /// The limits on its arguments this tool states for itself (string bytes, argument text
+    /// bytes, items, depth, ...), or `None` (the default): the caller's policy's limits apply.
+    ///
+    /// A statement replaces the [`Limits`] of the caller's [`Policy`] for this tool's calls,
+    /// whole; the policy's mode, unknown keys and dialect still apply (see
+    /// [`arguments_policy`](Tool::arguments_policy)). A tool that takes a whole document (a text
+    /// toolset) states more room than the default policy gives; one that wants less, less. A
+    /// transport's own cap on a request (the MCP server's largest request, an HTTP body limit)
+    /// still applies before the arguments reach the tool. `#[tool(limits = ...)]` and
+    /// `#[toolset(limits = ...)]` state it for generated tools.
+    fn limits(&self) -> Option<Limits> {
+        None
+    }
+
+    /// The policy this tool reads its arguments under when a caller passes `policy`: `policy`
+    /// itself, or, where the tool states [`limits`](Tool::limits), `policy` with those limits
+    /// in place of its own.
+    ///
+    /// ```
+    /// use toolsmith::{Limits, Policy, Tool};
+    ///
+    /// fn whole_files() -> Limits {
+    ///     Limits { max_string_bytes: 64 << 20, max_input_bytes: 400 << 20, ..Limits::default() }
+    /// }
+    ///
+    /// /// Counts the bytes of a file's content.
+    /// #[toolsmith::tool(limits = whole_files)]
+    /// fn byte_count(content: String) -> usize {
+    ///     content.len()
+    /// }
+    ///
+    /// let policy = Policy::strict();
+    /// let applied = ByteCount.arguments_policy(&policy);
+    /// assert_eq!(applied.limits.max_string_bytes, 64 << 20);
+    /// assert_eq!(applied.mode, policy.mode);
+    /// let big = "x".repeat(2 << 20);
+    /// assert_eq!(toolsmith::testing::call_text(&ByteCount, serde_json::json!({"content": big})), Ok("2097152".to_owned()));
+    /// ```
+    fn arguments_policy<'p>(&self, policy: &'p Policy) -> Cow<'p, Policy> {
+        match self.limits() {
+            None => Cow::Borrowed(policy),
+            Some(limits) => Cow::Owned(Policy {
+                limits,
+                ..policy.clone()
+            }),
+        }
+    }
+
+    /// Coerces `arguments` to [`parameters`](Tool::parameters) under `policy`, with the limits
+    /// the tool states in place of the policy's ([`arguments_policy`](Tool::arguments_policy)),
+    /// then runs the tool.
+    ///
+    /// The tools `#[tool]` and `#[toolset]` generate apply their statement themselves, so every
+    /// caller (a [`Registry`](crate::Registry), the CLI, the MCP server, an agent, a direct
+    /// call) gets it; a hand-written tool that states limits reads its arguments under
+    /// `self.arguments_policy(policy)`.
     ///
     /// # Errors
     /// [`ToolError::InvalidArguments`] with every coercion error, [`ToolError::Failed`] when the
