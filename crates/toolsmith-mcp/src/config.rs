@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use toolsmith::{Dialect, Policy};
 
+use crate::error::ServeError;
+use crate::http::guard;
+
 /// How a server limits and identifies itself. Built from [`McpConfig::default`] with the `with_`
 /// methods:
 ///
@@ -18,6 +21,11 @@ use toolsmith::{Dialect, Policy};
 /// assert_eq!(config.max_concurrent_calls(), 8);
 /// assert_eq!(McpConfig::default().call_timeout(), Duration::from_secs(60));
 /// ```
+///
+/// Every count and timeout must be above zero (a server that takes no
+/// byte, runs no call or waits no time serves nothing): [`McpServer::new`](crate::McpServer::new)
+/// refuses a configuration that breaks this with [`ServeError::InvalidConfig`] naming the
+/// setting, as it refuses an allowed host or origin it cannot read.
 #[derive(Debug, Clone)]
 pub struct McpConfig {
     max_request_bytes: usize,
@@ -27,7 +35,8 @@ pub struct McpConfig {
     name: String,
     version: String,
     instructions: Option<String>,
-    allowed_hosts: Option<Vec<String>>,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
 }
 
 impl McpConfig {
@@ -51,7 +60,7 @@ impl McpConfig {
     /// out still counts until its tool returns, so runaway tools cannot pile up threads.
     /// Default 64; at least 1.
     pub fn with_max_concurrent_calls(mut self, calls: usize) -> Self {
-        self.max_concurrent_calls = calls.max(1);
+        self.max_concurrent_calls = calls;
         self
     }
 
@@ -83,14 +92,32 @@ impl McpConfig {
         self
     }
 
-    /// The `Host` header values the HTTP transport accepts (a guard against DNS rebinding).
-    /// Default: loopback names only (`localhost`, `127.0.0.1`, `::1`); a server reached by
-    /// another name (behind a load balancer) lists it here.
+    /// `Host` header values the HTTP transport accepts besides the loopback names (`localhost`,
+    /// `127.0.0.1`, `::1`), which it always accepts: the guard against DNS rebinding. A server
+    /// reached by another name (behind a load balancer, say) lists it here: `example.com` for
+    /// any port, `example.com:8443` for that port only. A request naming another host is refused
+    /// (403). Default: none.
     pub fn with_allowed_hosts(
         mut self,
         hosts: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Browser origins the HTTP transport accepts besides its own hosts' (the MCP transport's
+    /// guard against DNS rebinding: a page from another site must not reach the tools through a
+    /// visitor's browser). A request with an `Origin` header is answered only when the origin's
+    /// host is an allowed host (a loopback name, or one of
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts)) or the origin is listed here; a request
+    /// without one (any client that is not a browser) is not concerned. An entry is
+    /// `scheme://host` (the scheme's default port), `scheme://host:port`, `scheme://host:*`
+    /// (any port) or `null`. Default: none.
+    pub fn with_allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
     }
 
@@ -126,9 +153,46 @@ impl McpConfig {
         self.instructions.as_deref()
     }
 
-    pub(crate) fn allowed_hosts(&self) -> Option<&[String]> {
-        self.allowed_hosts.as_deref()
+    /// The `Host` names accepted besides the loopback names.
+    pub fn allowed_hosts(&self) -> &[String] {
+        &self.allowed_hosts
     }
+
+    /// The browser origins accepted besides those of the allowed hosts.
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.allowed_origins
+    }
+
+    /// Whether every setting can serve: counts and timeouts above zero,
+    /// hosts and origins that read as such.
+    pub(crate) fn check(&self) -> Result<(), ServeError> {
+        let counts = [
+            ("max_request_bytes", self.max_request_bytes),
+            ("max_concurrent_calls", self.max_concurrent_calls),
+        ];
+        for (setting, count) in counts {
+            if count == 0 {
+                return Err(invalid(setting, "must be at least 1".to_owned()));
+            }
+        }
+        if self.call_timeout.is_zero() {
+            return Err(invalid(
+                "call_timeout",
+                "must be longer than zero".to_owned(),
+            ));
+        }
+        for host in &self.allowed_hosts {
+            guard::HostRule::parse(host).map_err(|why| invalid("allowed_hosts", why))?;
+        }
+        for origin in &self.allowed_origins {
+            guard::OriginRule::parse(origin).map_err(|why| invalid("allowed_origins", why))?;
+        }
+        Ok(())
+    }
+}
+
+fn invalid(setting: &'static str, problem: String) -> ServeError {
+    ServeError::InvalidConfig { setting, problem }
 }
 
 impl Default for McpConfig {
@@ -141,7 +205,8 @@ impl Default for McpConfig {
             name: "toolsmith".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
-            allowed_hosts: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
         }
     }
 }

@@ -20,6 +20,14 @@ pub enum ServeError {
         /// Why.
         error: serde_json::Error,
     },
+    /// A setting of the [`McpConfig`](crate::McpConfig) cannot serve (a zero limit, an allowed
+    /// host or origin that does not read as one).
+    InvalidConfig {
+        /// The setting, as its `McpConfig` method names it (`max_request_bytes`, ...).
+        setting: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The async runtime could not start.
     Runtime(std::io::Error),
     /// The HTTP address could not be bound.
@@ -46,6 +54,9 @@ impl fmt::Display for ServeError {
                     "tool `{tool}` cannot be declared to MCP clients: {error}"
                 )
             }
+            ServeError::InvalidConfig { setting, problem } => {
+                write!(f, "the server setting `{setting}` {problem}")
+            }
             ServeError::Runtime(error) => write!(f, "cannot start the async runtime: {error}"),
             ServeError::Bind { addr, error } => write!(f, "cannot listen on {addr}: {error}"),
             ServeError::Accept(error) => write!(f, "cannot accept a connection: {error}"),
@@ -62,7 +73,7 @@ impl std::error::Error for ServeError {
             ServeError::Runtime(error) | ServeError::Accept(error) => Some(error),
             ServeError::Bind { error, .. } => Some(error),
             ServeError::Declaration { error, .. } => Some(error),
-            ServeError::Connection(_) => None,
+            ServeError::InvalidConfig { .. } | ServeError::Connection(_) => None,
         }
     }
 }
