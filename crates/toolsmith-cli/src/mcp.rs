@@ -1,6 +1,5 @@
 //! `toolsmith mcp`: the registered tools served over MCP, on stdio or streamable HTTP.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use clap::Args;
@@ -13,10 +12,11 @@ use crate::output::Outcome;
 /// The arguments of `toolsmith mcp`.
 #[derive(Debug, Args)]
 pub struct McpArgs {
-    /// Serve streamable HTTP (stateless) at this address, e.g. `127.0.0.1:8080`, instead of
-    /// stdio.
-    #[arg(long, value_name = "ADDR")]
-    http: Option<SocketAddr>,
+    /// Serve streamable HTTP (stateless) at HOST:PORT instead of stdio: an address
+    /// (`127.0.0.1:8080`; port 0 picks a free one) or a name (`localhost:8080`); stops on
+    /// SIGTERM or SIGINT.
+    #[arg(long, value_name = "HOST:PORT")]
+    http: Option<String>,
     /// A `Host` header the HTTP server accepts, instead of loopback names only (the guard against
     /// DNS rebinding); repeat it for each name clients or a load balancer use.
     #[arg(long = "allow-host", value_name = "HOST")]
@@ -48,7 +48,7 @@ impl McpArgs {
         if !self.allow_hosts.is_empty() {
             config = config.with_allowed_hosts(self.allow_hosts.iter().cloned());
         }
-        let served = match self.http {
+        let served = match &self.http {
             Some(addr) => toolsmith_mcp::serve_http(registry.clone(), addr, config),
             None => toolsmith_mcp::serve_stdio_with(registry.clone(), config),
         };

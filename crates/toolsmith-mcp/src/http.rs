@@ -1,17 +1,23 @@
 //! The transports' entry points on [`McpServer`]: any byte streams, stdio, and streamable HTTP
 //! (stateless).
 //!
-//! Over HTTP, a front checks each request ([`guard`] for `Host` and `Origin`, then the method,
-//! the content type, the body's size, and that the body is one JSON-RPC message, [`message`])
-//! before rmcp's service answers it, so that every error is a JSON-RPC error with the status
-//! that says what went wrong ([`reply`]).
+//! The HTTP server is hyper's, with what a server facing clients it does not control needs
+//! around it: an accept loop that no error ends (it backs off and keeps serving), a cap on open
+//! connections, a deadline on every wait for a client ([`connection`]), a graceful shutdown,
+//! and a front that checks each request ([`guard`] for `Host` and `Origin`, then the method,
+//! the content type, the body's size and time, and that the body is one JSON-RPC message,
+//! [`message`]) before rmcp's service answers it, so that every error is a JSON-RPC error with
+//! the status that says what went wrong ([`reply`]).
 
+mod connection;
 pub(crate) mod guard;
 mod message;
 mod reply;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
@@ -20,6 +26,7 @@ use hyper::body::Body;
 use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use rmcp::service::ServerInitializeError;
@@ -27,12 +34,15 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
 
 use crate::error::ServeError;
 use crate::server::McpServer;
 use crate::stdio::LineTransport;
 
+use self::connection::{Answer, Clock, InFlight, TimedIo, Timeouts};
 use self::guard::Guard;
 use self::reply::Response;
 
@@ -96,34 +106,293 @@ impl McpServer {
         )
     }
 
-    /// Serves streamable HTTP on `listener` until accepting fails. Every path answers as the MCP
-    /// endpoint; clients use `/mcp` by convention.
+    /// Serves streamable HTTP on `listener` until `shutdown` resolves; then stops accepting
+    /// (new connections are refused), lets the requests in flight be answered for up to the
+    /// [shutdown timeout](crate::McpConfig::with_shutdown_timeout), drops what is left, and
+    /// returns. Every path answers as the MCP endpoint; clients use `/mcp` by convention.
+    ///
+    /// Once serving it logs `listening on http://ADDR/mcp` (`tracing`, level INFO); an error
+    /// accepting a connection (say, no file descriptor left) is logged at WARN and retried
+    /// after a pause that doubles up to a second, never ending the server. Connections beyond
+    /// the [limit](crate::McpConfig::with_max_connections) wait to be accepted until one closes.
+    /// Each connection is closed when its client is slower than a
+    /// [timeout](crate::McpConfig::with_header_read_timeout) allows.
     ///
     /// Each request is checked before rmcp's service sees it, and refused with a JSON-RPC error
     /// (id `null` where none is known) and the status that says why: another method than POST
     /// (405), a `Host` or `Origin` that is not allowed (403), a content type that is not
     /// `application/json` (415), a body declared or found larger than the
     /// [limit](crate::McpConfig::with_max_request_bytes) (413, at once for a declared one),
-    /// a body that is not UTF-8 JSON nested at most 128 deep (400, parse error), a batch or
-    /// anything but one JSON-RPC message (400, invalid request). rmcp's own refusals (an
-    /// `Accept` without both JSON and event streams, 406; an unknown protocol version, 400) come
-    /// back as JSON-RPC errors too.
+    /// a body slower than its timeout (408), a body that is not UTF-8 JSON nested at most 128
+    /// deep (400, parse error), a batch or anything but one JSON-RPC message (400, invalid
+    /// request). rmcp's own refusals (an `Accept` without both JSON and event streams, 406; an
+    /// unknown protocol version, 400) come back as JSON-RPC errors too.
+    ///
+    /// ```no_run
+    /// # async fn run(registry: toolsmith::Registry) -> Result<(), toolsmith_mcp::ServeError> {
+    /// use toolsmith_mcp::{McpConfig, McpServer};
+    ///
+    /// let server = McpServer::new(registry, McpConfig::default())?;
+    /// let shutdown = toolsmith_mcp::shutdown_signal()?;
+    /// let listener = toolsmith_mcp::bind_http("127.0.0.1:0").await?;
+    /// println!("serving on {:?}", listener.local_addr());
+    /// server.serve_http(listener, shutdown).await
+    /// # }
+    /// ```
     ///
     /// # Errors
-    /// [`ServeError::Accept`] when the listener fails.
-    pub async fn serve_http(&self, listener: TcpListener) -> Result<(), ServeError> {
+    /// [`ServeError::Bind`] when the listener's address cannot be read.
+    pub async fn serve_http(
+        &self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServeError> {
+        let local = listener.local_addr().map_err(|error| ServeError::Bind {
+            addr: "the listener".to_owned(),
+            error,
+        })?;
+        let config = self.config();
         let front = Front::new(self);
+        let timeouts = Timeouts {
+            header: config.header_read_timeout(),
+            idle: config.idle_timeout(),
+        };
+        let slots = Arc::new(Semaphore::new(config.max_connections()));
+        let graceful = GracefulShutdown::new();
+        let mut connections = JoinSet::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        let mut backoff = Backoff::default();
+        let mut warned_full: Option<Instant> = None;
+        tracing::info!("listening on http://{local}/mcp");
         loop {
-            let (stream, _peer) = listener.accept().await.map_err(ServeError::Accept)?;
-            let front = front.clone();
-            let service = hyper::service::service_fn(move |request| front.clone().handle(request));
-            tokio::spawn(async move {
-                // A connection that breaks concerns only its client.
-                let _ = Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
+            while connections.try_join_next().is_some() {}
+            if slots.available_permits() == 0
+                && warned_full.is_none_or(|at| at.elapsed() >= FULL_WARNING_INTERVAL)
+            {
+                warned_full = Some(Instant::now());
+                tracing::warn!(
+                    "{} connections are open, the limit: new ones wait until one closes",
+                    config.max_connections()
+                );
+            }
+            let slot = tokio::select! {
+                () = &mut shutdown => break,
+                slot = Arc::clone(&slots).acquire_owned() => slot,
+            };
+            // The semaphore is never closed.
+            let Ok(slot) = slot else { break };
+            let accepted = tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => accepted,
+            };
+            match accepted {
+                Ok((stream, _peer)) => {
+                    backoff.reset();
+                    connections.spawn(serve_connection(
+                        stream,
+                        front.clone(),
+                        timeouts,
+                        graceful.watcher(),
+                        slot,
+                    ));
+                }
+                // The client gave up before it was accepted: nothing to wait for.
+                Err(error) if concerns_one_connection(&error) => {}
+                Err(error) => {
+                    let pause = backoff.next_pause();
+                    tracing::warn!(
+                        "cannot accept a connection ({error}); trying again in {} ms",
+                        pause.as_millis()
+                    );
+                    tokio::select! {
+                        () = &mut shutdown => break,
+                        () = tokio::time::sleep(pause) => {}
+                    }
+                }
+            }
         }
+        drop(listener);
+        while connections.try_join_next().is_some() {}
+        let grace = config.shutdown_timeout();
+        if !connections.is_empty() {
+            tracing::info!(
+                "stopping: waiting up to {} s for {} open connections",
+                grace.as_secs_f64(),
+                connections.len()
+            );
+        }
+        if tokio::time::timeout(grace, graceful.shutdown())
+            .await
+            .is_err()
+        {
+            while connections.try_join_next().is_some() {}
+            tracing::warn!(
+                "{} connections were still busy after {} s; their requests are dropped",
+                connections.len(),
+                grace.as_secs_f64()
+            );
+        }
+        connections.shutdown().await;
+        tracing::info!("stopped");
+        Ok(())
+    }
+}
+
+/// Binds a listener for [`McpServer::serve_http`] at `addr`, `HOST:PORT`: an IP address
+/// (`127.0.0.1:8080`, `[::1]:8080`; port 0 picks a free port) or a name, resolved. When a name
+/// resolves to several addresses (`localhost` to `::1` and `127.0.0.1`, say), the first of them,
+/// in the resolver's order, that can be bound is bound; `local_addr` says which.
+///
+/// The listener queues up to [`LISTEN_BACKLOG`] connections not yet accepted (the system may
+/// allow fewer: `net.core.somaxconn` on Linux), where connections past the server's
+/// [limit](crate::McpConfig::with_max_connections) wait; beyond that the system turns new ones
+/// away, and clients retry.
+///
+/// # Errors
+/// [`ServeError::Bind`] when `addr` does not resolve or none of its addresses can be bound.
+pub async fn bind_http(addr: &str) -> Result<TcpListener, ServeError> {
+    let failed = |error| ServeError::Bind {
+        addr: addr.to_owned(),
+        error,
+    };
+    let mut last_error = None;
+    for candidate in tokio::net::lookup_host(addr).await.map_err(failed)? {
+        match listen(candidate) {
+            Ok(listener) => return Ok(listener),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(failed(last_error.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::AddrNotAvailable,
+            "the name resolves to no address",
+        )
+    })))
+}
+
+/// How many connections a listener from [`bind_http`] queues before they are accepted: more
+/// than the 128 a plain `TcpListener::bind` asks for, so that a burst past the connection limit
+/// waits rather than being turned away.
+pub const LISTEN_BACKLOG: u32 = 1024;
+
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    // As `TcpListener::bind` does: a restarted server can bind its port again at once.
+    #[cfg(not(windows))]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+/// A future that resolves when the process receives SIGTERM or SIGINT (on other systems than
+/// Unix, Ctrl-C), logging which (`tracing`, level INFO): the `shutdown` to give
+/// [`McpServer::serve_http`]. The handlers are installed when this is called, so a signal that
+/// arrives any time after is seen; once installed, these signals no longer end the process by
+/// themselves.
+///
+/// # Errors
+/// [`ServeError::Signal`] when the handlers cannot be installed.
+///
+/// # Panics
+/// When called outside a Tokio runtime.
+pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send + 'static, ServeError> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate()).map_err(ServeError::Signal)?;
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(ServeError::Signal)?;
+        Ok(async move {
+            let name = tokio::select! {
+                _ = terminate.recv() => "SIGTERM",
+                _ = interrupt.recv() => "SIGINT",
+            };
+            tracing::info!("received {name}");
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            // A handler that cannot be installed ends the wait: better stopped than unstoppable.
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("received Ctrl-C");
+        })
+    }
+}
+
+/// How often, at most, the server says that its connections are at the limit.
+const FULL_WARNING_INTERVAL: Duration = Duration::from_secs(60);
+
+/// The pause after an accept error: 10 ms, doubling with each error in a row, up to 1 s.
+struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(10);
+    const MAX: Duration = Duration::from_secs(1);
+
+    fn next_pause(&mut self) -> Duration {
+        let pause = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        pause
+    }
+
+    fn reset(&mut self) {
+        self.next = Self::FIRST;
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff { next: Self::FIRST }
+    }
+}
+
+/// An accept error about the one connection being accepted (its client left), rather than
+/// about the server (out of file descriptors or memory).
+fn concerns_one_connection(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionRefused
+            | ErrorKind::Interrupted
+    )
+}
+
+/// Serves one connection until it ends, its clock expires, or a shutdown has let it finish.
+/// Holds its `slot` among the open connections until then.
+async fn serve_connection(
+    stream: TcpStream,
+    front: Front,
+    timeouts: Timeouts,
+    shutdown: Watcher,
+    _slot: OwnedSemaphorePermit,
+) {
+    // Answers are small and written whole; waiting to fill a packet only delays them.
+    let _ = stream.set_nodelay(true);
+    let clock = Clock::new(timeouts);
+    let io = TokioIo::new(TimedIo::new(stream, Arc::clone(&clock)));
+    let requests = Arc::clone(&clock);
+    let service = hyper::service::service_fn(move |request| {
+        front.clone().handle(request, requests.request())
+    });
+    // No timer: hyper's header timeout would also close a connection kept alive between
+    // requests; the clock bounds both waits, each by its own timeout.
+    let builder = Builder::new(TokioExecutor::new());
+    let connection = shutdown.watch(builder.serve_connection(io, service).into_owned());
+    tokio::select! {
+        served = connection => {
+            if let Err(error) = served {
+                tracing::debug!("a connection ended: {error}");
+            }
+        }
+        wait = clock.expired() => tracing::debug!("closed a connection: {}", wait.describe()),
     }
 }
 
@@ -133,6 +402,7 @@ struct Front {
     service: StreamableHttpService<McpServer, NeverSessionManager>,
     guard: Arc<Guard>,
     max_request_bytes: usize,
+    body_read_timeout: Duration,
 }
 
 impl Front {
@@ -141,14 +411,17 @@ impl Front {
             service: server.http_service(),
             guard: Arc::new(Guard::new(server.config())),
             max_request_bytes: server.config().max_request_bytes(),
+            body_read_timeout: server.config().body_read_timeout(),
         }
     }
 
     async fn handle(
         self,
         request: hyper::Request<hyper::body::Incoming>,
-    ) -> Result<Response, Infallible> {
-        Ok(self.answer(request).await)
+        in_flight: InFlight,
+    ) -> Result<hyper::Response<Answer>, Infallible> {
+        let response = self.answer(request).await;
+        Ok(response.map(|body| Answer::new(body, in_flight)))
     }
 
     async fn answer(&self, request: hyper::Request<hyper::body::Incoming>) -> Response {
@@ -225,19 +498,31 @@ impl Front {
         None
     }
 
-    /// The body, read whole within the size limit.
+    /// The body, read whole within the size limit and the body read timeout.
     async fn read_body(&self, body: hyper::body::Incoming) -> Result<Bytes, Box<Response>> {
         let limit = self.max_request_bytes;
-        let refusal = match Limited::new(body, limit).collect().await {
-            Ok(collected) => return Ok(collected.to_bytes()),
-            Err(error) if error.is::<LengthLimitError>() => too_large(
+        let read = Limited::new(body, limit).collect();
+        let refusal = match tokio::time::timeout(self.body_read_timeout, read).await {
+            Ok(Ok(collected)) => return Ok(collected.to_bytes()),
+            Ok(Err(error)) if error.is::<LengthLimitError>() => too_large(
                 format!("Request too large: the body is over the server's limit of {limit} bytes"),
                 limit,
             ),
-            Err(error) => reply::error(
+            Ok(Err(error)) => reply::error(
                 StatusCode::BAD_REQUEST,
                 ErrorData::invalid_request(
                     format!("Bad Request: the body could not be read ({error})"),
+                    None,
+                ),
+                None,
+            ),
+            Err(_elapsed) => reply::error(
+                StatusCode::REQUEST_TIMEOUT,
+                ErrorData::invalid_request(
+                    format!(
+                        "Request Timeout: the body did not arrive within {} s",
+                        self.body_read_timeout.as_secs_f64()
+                    ),
                     None,
                 ),
                 None,

@@ -216,7 +216,7 @@ async fn http_server(config: McpConfig) -> u16 {
     let server = McpServer::new(registry, config).unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move { server.serve_http(listener).await });
+    tokio::spawn(async move { server.serve_http(listener, std::future::pending()).await });
     port
 }
 

@@ -1,46 +1,79 @@
 //! The streamable HTTP server facing clients it does not control, spoken to byte by byte over
-//! raw TCP: the request checks (every refusal a JSON-RPC error with its status), `Host` and
-//! `Origin`. Every wait in these tests is bounded.
+//! raw TCP: deadlines on every wait for a client, the cap on connections, the request checks
+//! (every refusal a JSON-RPC error with its status), `Host` and `Origin`, and the graceful
+//! shutdown. Every wait in these tests is bounded.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::Gate;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use toolsmith_mcp::{McpConfig, McpServer, ServeError};
 
 /// The longest any test waits for something that should come much sooner.
 const PATIENCE: Duration = Duration::from_secs(10);
 
-/// A server on a free loopback port, serving the test tools until dropped.
+/// A server on a free loopback port, serving the test tools until told to stop.
 struct Server {
     addr: SocketAddr,
+    gate: Arc<Gate>,
+    stop: Option<oneshot::Sender<()>>,
     served: JoinHandle<Result<(), ServeError>>,
 }
 
 impl Server {
     async fn start(config: McpConfig) -> Server {
-        let (registry, _gate) = common::registry();
+        let (registry, gate) = common::registry();
         let server = McpServer::new(registry, config).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let listener = toolsmith_mcp::bind_http("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let served = tokio::spawn(async move { server.serve_http(listener).await });
-        Server { addr, served }
+        let (stop, stopped) = oneshot::channel::<()>();
+        let served = tokio::spawn(async move {
+            server
+                .serve_http(listener, async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
+        Server {
+            addr,
+            gate,
+            stop: Some(stop),
+            served,
+        }
     }
 
     async fn connect(&self) -> TcpStream {
         TcpStream::connect(self.addr).await.unwrap()
     }
+
+    /// Tells the server to stop, as a signal would.
+    fn shut_down(&mut self) {
+        let _ = self.stop.take().unwrap().send(());
+    }
+
+    /// Waits for `serve_http` to return.
+    async fn stopped(mut self) -> Result<(), ServeError> {
+        tokio::time::timeout(PATIENCE, &mut self.served)
+            .await
+            .expect("serve_http returned in time")
+            .unwrap()
+    }
 }
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // A call left waiting must not hold a tool thread past the test.
+        self.gate.open();
         self.served.abort();
     }
 }
@@ -58,6 +91,12 @@ fn request_bytes(body: &[u8], extra: &str) -> Vec<u8> {
         body.len()
     );
     [head.as_bytes(), body].concat()
+}
+
+fn call(id: u64, tool: &str, arguments: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": arguments}})
+    .to_string()
 }
 
 /// One response read from `stream`: its status, headers (lowercase names) and body.
@@ -137,6 +176,150 @@ async fn exchange(server: &Server, raw: &[u8]) -> Reply {
     read_reply(&mut stream).await
 }
 
+/// How long until the server closes `stream`, reading (and dropping) whatever it sends; `None`
+/// when it is still open after `within`.
+async fn closed_within(stream: &mut TcpStream, within: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let mut chunk = [0; 4096];
+    loop {
+        let left = within.checked_sub(started.elapsed())?;
+        match tokio::time::timeout(left, stream.read(&mut chunk)).await {
+            Err(_elapsed) => return None,
+            Ok(Ok(0) | Err(_)) => return Some(started.elapsed()),
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+fn timeouts(header: u64, body: u64, idle: u64) -> McpConfig {
+    McpConfig::default()
+        .with_header_read_timeout(Duration::from_millis(header))
+        .with_body_read_timeout(Duration::from_millis(body))
+        .with_idle_timeout(Duration::from_millis(idle))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_silent_connection_is_closed_after_the_header_timeout() {
+    let server = Server::start(timeouts(300, 60_000, 60_000)).await;
+    let mut stream = server.connect().await;
+    let closed = closed_within(&mut stream, PATIENCE).await.expect("closed");
+    assert!(closed >= Duration::from_millis(250), "{closed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn half_a_request_head_is_closed_after_the_header_timeout() {
+    let server = Server::start(timeouts(300, 60_000, 60_000)).await;
+    let mut stream = server.connect().await;
+    stream
+        .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: appl")
+        .await
+        .unwrap();
+    let closed = closed_within(&mut stream, PATIENCE).await.expect("closed");
+    assert!(closed >= Duration::from_millis(250), "{closed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_head_sent_a_byte_at_a_time_is_closed_at_the_header_timeout() {
+    let server = Server::start(timeouts(500, 60_000, 60_000)).await;
+    let mut stream = server.connect().await;
+    let head = request("{}", "");
+    let started = Instant::now();
+    let mut sent = 0;
+    // A byte every 50 ms would take 5 s to send the head; the server closes it long before.
+    let closed = loop {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "still open after {sent} bytes"
+        );
+        if sent < head.len()
+            && stream
+                .write_all(&head.as_bytes()[sent..=sent])
+                .await
+                .is_err()
+        {
+            break started.elapsed();
+        }
+        sent += 1;
+        if closed_within(&mut stream, Duration::from_millis(50))
+            .await
+            .is_some()
+        {
+            break started.elapsed();
+        }
+    };
+    assert!(sent < head.len(), "the whole head was taken");
+    assert!(
+        closed >= Duration::from_millis(450) && closed < Duration::from_secs(3),
+        "{closed:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stalled_body_is_answered_408_and_the_connection_closed() {
+    let server = Server::start(timeouts(60_000, 300, 60_000)).await;
+    let mut stream = server.connect().await;
+    let head = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{\"json";
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let reply = read_reply(&mut stream).await;
+    assert_eq!(reply.status, 408, "{}", reply.body);
+    assert_eq!(reply.json()["error"]["code"], -32600);
+    assert_eq!(reply.json()["id"], Value::Null);
+    assert!(closed_within(&mut stream, PATIENCE).await.is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_idle_kept_alive_connection_is_closed_after_the_idle_timeout() {
+    let server = Server::start(timeouts(60_000, 60_000, 300)).await;
+    let mut stream = server.connect().await;
+    stream
+        .write_all(request(&call(1, "add", json!({"a": 1, "b": 2})), "").as_bytes())
+        .await
+        .unwrap();
+    let reply = read_reply(&mut stream).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let closed = closed_within(&mut stream, PATIENCE).await.expect("closed");
+    // By the idle timeout, not the header timeout (a minute).
+    assert!(
+        closed >= Duration::from_millis(250) && closed < Duration::from_secs(5),
+        "{closed:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_kept_alive_connection_serves_requests_that_come_within_the_idle_timeout() {
+    let server = Server::start(timeouts(60_000, 60_000, 2_000)).await;
+    let mut stream = server.connect().await;
+    for id in 1..=3 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        stream
+            .write_all(request(&call(id, "add", json!({"a": id, "b": 2})), "").as_bytes())
+            .await
+            .unwrap();
+        let reply = read_reply(&mut stream).await;
+        assert_eq!(reply.json()["id"], id, "{}", reply.body);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_running_longer_than_every_client_timeout_is_answered() {
+    let server = Server::start(timeouts(200, 200, 200)).await;
+    let mut stream = server.connect().await;
+    stream
+        .write_all(request(&call(1, "wait", json!({})), "").as_bytes())
+        .await
+        .unwrap();
+    let gate = server.gate.clone();
+    tokio::task::spawn_blocking(move || gate.wait_for_arrivals(1))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    server.gate.open();
+    let reply = read_reply(&mut stream).await;
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "through");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_declared_length_over_the_limit_is_refused_at_once() {
     let server = Server::start(McpConfig::default().with_max_request_bytes(1024)).await;
@@ -167,6 +350,26 @@ async fn a_declared_length_over_the_limit_is_refused_at_once() {
     assert_eq!(reply.header("connection"), Some("close"));
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn connections_past_the_limit_wait_until_one_closes() {
+    let server = Server::start(McpConfig::default().with_max_connections(2)).await;
+    let first = server.connect().await;
+    let _second = server.connect().await;
+    // Both slots are held by clients saying nothing; a third waits to be accepted.
+    let mut third = server.connect().await;
+    third
+        .write_all(request(&call(1, "add", json!({"a": 1, "b": 2})), "").as_bytes())
+        .await
+        .unwrap();
+    let mut byte = [0; 1];
+    let early = tokio::time::timeout(Duration::from_millis(500), third.peek(&mut byte)).await;
+    assert!(early.is_err(), "answered past the limit");
+    drop(first);
+    let reply = read_reply(&mut third).await;
+    assert_eq!(reply.status, 200, "{}", reply.body);
+}
+
+/// Each request the front refuses, and the status and JSON-RPC error code it gets.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_refusal_is_a_json_rpc_error_with_its_status() {
     let server = Server::start(McpConfig::default()).await;
@@ -315,6 +518,43 @@ async fn every_refusal_is_a_json_rpc_error_with_its_status() {
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_does_not_read_its_answers_is_closed_after_the_idle_timeout() {
+    let server = Server::start(timeouts(60_000, 60_000, 500)).await;
+    let stream = server.connect().await;
+    let (mut read, mut write) = stream.into_split();
+    // Forty calls answered with 900 kB each (the most one string argument may be), pipelined,
+    // and none of the answers read: they fill the sockets' buffers and the server's writes stall.
+    let reason = "x".repeat(900_000);
+    let calls: Vec<u8> = (1..=40)
+        .flat_map(|id| request(&call(id, "refuse", json!({"reason": reason})), "").into_bytes())
+        .collect();
+    let writing = tokio::spawn(async move {
+        // The server stops reading once it is stuck writing, and then closes: either may
+        // end this write.
+        let _ = write.write_all(&calls).await;
+        write
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut received = 0;
+    let mut chunk = vec![0; 1 << 16];
+    let closed = tokio::time::timeout(PATIENCE, async {
+        loop {
+            match read.read(&mut chunk).await {
+                Ok(0) | Err(_) => return true,
+                Ok(n) => received += n,
+            }
+        }
+    })
+    .await;
+    assert_eq!(closed, Ok(true), "still open after {received} bytes");
+    assert!(
+        received < 40 * 900_000,
+        "every answer was sent: {received} bytes"
+    );
+    writing.abort();
+}
+
 fn with_origin(origin: &str) -> String {
     request(
         r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
@@ -393,6 +633,69 @@ async fn allowed_hosts_add_to_the_loopback_names() {
     assert_eq!(reply.json()["error"]["code"], -32600);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shutdown_lets_a_call_in_flight_finish_and_refuses_new_connections() {
+    let mut server = Server::start(McpConfig::default()).await;
+    let mut stream = server.connect().await;
+    stream
+        .write_all(request(&call(1, "wait", json!({})), "").as_bytes())
+        .await
+        .unwrap();
+    let gate = server.gate.clone();
+    tokio::task::spawn_blocking(move || gate.wait_for_arrivals(1))
+        .await
+        .unwrap();
+    server.shut_down();
+    let started = Instant::now();
+    loop {
+        assert!(started.elapsed() < PATIENCE, "still accepting");
+        if TcpStream::connect(server.addr).await.is_err() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.gate.open();
+    let reply = read_reply(&mut stream).await;
+    assert_eq!(reply.json()["result"]["content"][0]["text"], "through");
+    server.stopped().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_shutdown_does_not_wait_past_its_timeout_for_a_call() {
+    let config = McpConfig::default().with_shutdown_timeout(Duration::from_millis(300));
+    let mut server = Server::start(config).await;
+    let mut stream = server.connect().await;
+    stream
+        .write_all(request(&call(1, "wait", json!({})), "").as_bytes())
+        .await
+        .unwrap();
+    let gate = server.gate.clone();
+    tokio::task::spawn_blocking(move || gate.wait_for_arrivals(1))
+        .await
+        .unwrap();
+    let started = Instant::now();
+    server.shut_down();
+    let gate = server.gate.clone();
+    server.stopped().await.unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    // The call's connection was dropped with it.
+    assert!(closed_within(&mut stream, PATIENCE).await.is_some());
+    gate.open();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_host_name_is_resolved_and_bound() {
+    let listener = toolsmith_mcp::bind_http("localhost:0").await.unwrap();
+    assert!(listener.local_addr().unwrap().ip().is_loopback());
+    let error = toolsmith_mcp::bind_http("localhost").await.unwrap_err();
+    assert!(matches!(error, ServeError::Bind { .. }), "{error}");
+    assert!(error.to_string().contains("`localhost`"), "{error}");
+}
+
 #[test]
 fn a_limit_of_zero_is_refused_naming_the_setting() {
     let zero = Duration::ZERO;
@@ -405,7 +708,20 @@ fn a_limit_of_zero_is_refused_naming_the_setting() {
             "max_concurrent_calls",
             McpConfig::default().with_max_concurrent_calls(0),
         ),
+        (
+            "max_connections",
+            McpConfig::default().with_max_connections(0),
+        ),
         ("call_timeout", McpConfig::default().with_call_timeout(zero)),
+        (
+            "header_read_timeout",
+            McpConfig::default().with_header_read_timeout(zero),
+        ),
+        (
+            "body_read_timeout",
+            McpConfig::default().with_body_read_timeout(zero),
+        ),
+        ("idle_timeout", McpConfig::default().with_idle_timeout(zero)),
     ];
     for (setting, config) in configs {
         let Err(error) = McpServer::new(common::registry().0, config) else {
@@ -416,6 +732,8 @@ fn a_limit_of_zero_is_refused_naming_the_setting() {
             "{error}"
         );
     }
+    let no_wait = McpConfig::default().with_shutdown_timeout(zero);
+    assert!(McpServer::new(common::registry().0, no_wait).is_ok());
 }
 
 #[test]
