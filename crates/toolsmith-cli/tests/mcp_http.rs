@@ -1,7 +1,7 @@
 //! `toolsmith mcp --http`, run as an operator runs it: the real binary, its stderr, signals, a
 //! low limit of open files (through util-linux's `prlimit`), a slow tool (a stand-in `gh` that
-//! sleeps) and raw HTTP over TCP. Every wait is bounded, and every server started is killed when
-//! its test ends.
+//! sleeps), raw HTTP over TCP, and the README's `curl` session as written. Every wait is bounded,
+//! and every server started is killed when its test ends.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -669,4 +669,141 @@ fn bodies_the_issue_found_answered_in_plain_text_are_json_rpc_errors() {
         assert_eq!(error["error"]["code"], code, "{error}");
         assert_eq!(error["id"], Value::Null, "{error}");
     }
+}
+
+/// One command of the README's session and what it prints.
+struct Step {
+    command: String,
+    shown: Vec<String>,
+}
+
+/// The README's `curl` session: its commands (continuation lines joined) and their outputs.
+fn readme_session() -> Vec<Step> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .unwrap();
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let start = readme
+        .find("<!-- readme-curl-session")
+        .expect("the session's marker");
+    let block = &readme[start..];
+    let block = &block[block.find("```console\n").expect("a console block") + 11..];
+    let block = &block[..block.find("\n```").expect("the block's end")];
+    let mut steps: Vec<Step> = Vec::new();
+    let mut continued = false;
+    for line in block.lines() {
+        if continued {
+            let step = steps.last_mut().unwrap();
+            step.command.push(' ');
+            step.command
+                .push_str(line.trim().trim_end_matches('\\').trim_end());
+            continued = line.ends_with('\\');
+        } else if let Some(command) = line.strip_prefix("$ ") {
+            steps.push(Step {
+                command: command.trim_end_matches('\\').trim_end().to_owned(),
+                shown: Vec::new(),
+            });
+            continued = line.ends_with('\\');
+        } else {
+            steps
+                .last_mut()
+                .expect("a command first")
+                .shown
+                .push(line.to_owned());
+        }
+    }
+    steps
+}
+
+/// A command line as a shell splits it: words, with single quotes taken literally.
+fn words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    for c in command.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    assert!(!quoted, "an unclosed quote in {command}");
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+#[test]
+fn the_readme_curl_session_runs_as_written() {
+    let Some(curl) = system_program("curl") else {
+        return;
+    };
+    if system_program("kill").is_none() {
+        return;
+    }
+    let steps = readme_session();
+    let [serve, calls @ .., stop] = steps.as_slice() else {
+        panic!("the session starts a server, sends requests and stops it");
+    };
+    // The server, as the README starts it, on a free port instead of 8080.
+    let readme_addr = "127.0.0.1:8080";
+    assert_eq!(
+        serve.command,
+        format!("toolsmith mcp --http {readme_addr} &")
+    );
+    let mut served = Served::binary(&[]);
+    let port = served.addr.port().to_string();
+    let on_our_port = |text: &str| text.replace("8080", &port);
+    assert_eq!(
+        vec![served.listening.clone()],
+        serve
+            .shown
+            .iter()
+            .map(|l| on_our_port(l))
+            .collect::<Vec<_>>()
+    );
+    let mut methods = Vec::new();
+    for step in calls {
+        let args = words(&step.command);
+        assert_eq!(args[0], "curl", "{}", step.command);
+        let args: Vec<String> = args[1..].iter().map(|arg| on_our_port(arg)).collect();
+        let output = Command::new(&curl).args(&args).output().unwrap();
+        assert!(output.status.success(), "{}: {output:?}", step.command);
+        let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let request: Value =
+            serde_json::from_str(&args[args.iter().position(|a| a == "-d").unwrap() + 1]).unwrap();
+        methods.push(request["method"].as_str().unwrap().to_owned());
+        let shown = step.shown.join("\n");
+        match serde_json::from_str::<Value>(&shown) {
+            Ok(shown) => assert_eq!(printed, shown, "{}", step.command),
+            // Shortened with `...`: what is shown begins what is printed, and it answers.
+            Err(_) => {
+                let before = &shown[..shown.find("...").expect("shortened with ...")];
+                let printed_text = String::from_utf8_lossy(&output.stdout);
+                assert!(printed_text.starts_with(before), "{printed_text}");
+                assert_eq!(printed["id"], request["id"]);
+                assert!(printed["result"].is_object(), "{printed}");
+            }
+        }
+    }
+    assert_eq!(methods, ["initialize", "tools/list", "tools/call"]);
+    assert_eq!(stop.command, "kill %1");
+    served.signal("TERM");
+    let exit = served.exited_within(PATIENCE).expect("exited");
+    assert_eq!(exit.code(), Some(0));
+    assert_eq!(served.rest_of_stderr(), stop.shown);
 }
