@@ -34,11 +34,16 @@
 //!   repairs, so `--strict` accepts what D was told to send.
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file
 //!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
-//! - `mcp [--http ADDR]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's own
-//!   stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
-//!   messages), or over stateless streamable HTTP at ADDR (answering loopback `Host` names, and
-//!   each `--allow-host HOST`); `--max-request-bytes`, `--max-concurrent-calls` and
-//!   `--call-timeout` set the limits.
+//! - `mcp [--http HOST:PORT]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's
+//!   own stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
+//!   messages), or over stateless streamable HTTP at HOST:PORT (a name is resolved), printing
+//!   `toolsmith: listening on http://ADDR/mcp` on stderr once bound and stopping gracefully on
+//!   SIGTERM or SIGINT (exit 0). Over HTTP it answers loopback `Host` names and each
+//!   `--allow-host HOST`, browser origins on those hosts and each `--allow-origin ORIGIN`;
+//!   `--max-request-bytes`, `--max-concurrent-calls` and `--call-timeout` set the limits of both
+//!   transports, `--max-connections`, `--header-timeout`, `--body-timeout`, `--idle-timeout`
+//!   and `--shutdown-timeout` those of HTTP. A limit of 0 is a usage error. The server's log
+//!   events (the address, accept errors, a shutdown) are printed on stderr.
 //! - `agent [--base-url URL] [--model NAME] [--tools NAME]... [--max-steps N] [--json] QUESTION`:
 //!   the question answered by a model behind an OpenAI-compatible API, over the registered tools
 //!   (or those named), with [`toolsmith_agent::ReAct`]. The base URL and model default to
@@ -161,10 +166,11 @@ enum Command {
     /// Prints one JSON object: `{"value": ..., "repairs": [...]}` when the arguments are valid
     /// (exit 0), `{"errors": [...]}` when they are not (exit 1).
     Coerce(coerce::CoerceArgs),
-    /// Serve the tools over MCP: stdio, or streamable HTTP with `--http ADDR`.
+    /// Serve the tools over MCP: stdio, or streamable HTTP with `--http HOST:PORT`.
     ///
     /// Over stdio, stdout carries only protocol messages; the server runs until the client
-    /// closes stdin. Over HTTP it is stateless (any instance can answer any request).
+    /// closes stdin. Over HTTP it is stateless (any instance can answer any request), prints the
+    /// address it listens on, and stops on SIGTERM or SIGINT, letting calls in flight finish.
     Mcp(mcp::McpArgs),
     /// Answer a question with a model over the registered tools.
     ///

@@ -59,5 +59,8 @@ fn mcp_refuses_a_call_timeout_that_is_not_a_duration() {
     let (code, messages, stderr) = toolsmith_mcp(&["--call-timeout=-1"], &[]);
     assert_eq!(code, 2);
     assert!(messages.is_empty());
-    assert!(stderr.contains("--call-timeout -1"), "{stderr}");
+    assert!(
+        stderr.contains("'-1'") && stderr.contains("--call-timeout"),
+        "{stderr}"
+    );
 }

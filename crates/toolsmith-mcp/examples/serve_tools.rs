@@ -2,7 +2,7 @@
 //! `--http ADDR`.
 //!
 //! Run it with `cargo run -p toolsmith-mcp --example serve_tools` (and point an MCP client at
-//! the command), or `... --example serve_tools -- --http 127.0.0.1:8080`.
+//! the command), or `... --example serve_tools -- --http 127.0.0.1:8080` (until Ctrl-C).
 
 use std::sync::Arc;
 
@@ -58,13 +58,9 @@ fn registry() -> Result<Registry, ServeError> {
 fn main() -> Result<(), ServeError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
-        [flag, addr] if flag == "--http" => match addr.parse() {
-            Ok(addr) => toolsmith_mcp::serve_http(registry()?, addr, McpConfig::default()),
-            Err(_) => {
-                eprintln!("serve_tools: `{addr}` is not an address like 127.0.0.1:8080");
-                std::process::exit(2)
-            }
-        },
+        [flag, addr] if flag == "--http" => {
+            toolsmith_mcp::serve_http(registry()?, addr, McpConfig::default())
+        }
         _ => toolsmith_mcp::serve_stdio(registry()?),
     }
 }

@@ -4,6 +4,9 @@ use std::time::Duration;
 
 use toolsmith::{Dialect, Policy};
 
+use crate::error::ServeError;
+use crate::http::guard;
+
 /// How a server limits and identifies itself. Built from [`McpConfig::default`] with the `with_`
 /// methods:
 ///
@@ -18,6 +21,11 @@ use toolsmith::{Dialect, Policy};
 /// assert_eq!(config.max_concurrent_calls(), 8);
 /// assert_eq!(McpConfig::default().call_timeout(), Duration::from_secs(60));
 /// ```
+///
+/// Every count and every timeout but the shutdown's must be above zero (a server that takes no
+/// byte, runs no call or waits no time serves nothing): [`McpServer::new`](crate::McpServer::new)
+/// refuses a configuration that breaks this with [`ServeError::InvalidConfig`] naming the
+/// setting, as it refuses an allowed host or origin it cannot read.
 #[derive(Debug, Clone)]
 pub struct McpConfig {
     max_request_bytes: usize,
@@ -27,7 +35,13 @@ pub struct McpConfig {
     name: String,
     version: String,
     instructions: Option<String>,
-    allowed_hosts: Option<Vec<String>>,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    max_connections: usize,
+    header_read_timeout: Duration,
+    body_read_timeout: Duration,
+    idle_timeout: Duration,
+    shutdown_timeout: Duration,
 }
 
 impl McpConfig {
@@ -37,6 +51,22 @@ impl McpConfig {
     pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
     /// How long a call may run: [`DEFAULT_CALL_TIMEOUT`](Self::DEFAULT_CALL_TIMEOUT).
     pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+    /// HTTP connections open at once: [`DEFAULT_MAX_CONNECTIONS`](Self::DEFAULT_MAX_CONNECTIONS),
+    /// half of the common limit of 1024 open files, so that the server's own files and a tool's
+    /// always find room.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+    /// How long a client may take to send a request's headers:
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`](Self::DEFAULT_HEADER_READ_TIMEOUT).
+    pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+    /// How long a client may take to send a request's body:
+    /// [`DEFAULT_BODY_READ_TIMEOUT`](Self::DEFAULT_BODY_READ_TIMEOUT).
+    pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
+    /// How long a kept-alive connection may wait for its next request:
+    /// [`DEFAULT_IDLE_TIMEOUT`](Self::DEFAULT_IDLE_TIMEOUT).
+    pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// How long a shutdown waits for requests in flight:
+    /// [`DEFAULT_SHUTDOWN_TIMEOUT`](Self::DEFAULT_SHUTDOWN_TIMEOUT).
+    pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
 
     /// The largest request accepted, in bytes (one stdio line, or one HTTP body). A larger one
     /// is answered with an "invalid request" error (over HTTP, status 413) and dropped; the
@@ -51,7 +81,7 @@ impl McpConfig {
     /// out still counts until its tool returns, so runaway tools cannot pile up threads.
     /// Default 64; at least 1.
     pub fn with_max_concurrent_calls(mut self, calls: usize) -> Self {
-        self.max_concurrent_calls = calls.max(1);
+        self.max_concurrent_calls = calls;
         self
     }
 
@@ -83,14 +113,70 @@ impl McpConfig {
         self
     }
 
-    /// The `Host` header values the HTTP transport accepts (a guard against DNS rebinding).
-    /// Default: loopback names only (`localhost`, `127.0.0.1`, `::1`); a server reached by
-    /// another name (behind a load balancer) lists it here.
+    /// `Host` header values the HTTP transport accepts besides the loopback names (`localhost`,
+    /// `127.0.0.1`, `::1`), which it always accepts: the guard against DNS rebinding. A server
+    /// reached by another name (behind a load balancer, say) lists it here: `example.com` for
+    /// any port, `example.com:8443` for that port only. A request naming another host is refused
+    /// (403). Default: none.
     pub fn with_allowed_hosts(
         mut self,
         hosts: impl IntoIterator<Item = impl Into<String>>,
     ) -> Self {
-        self.allowed_hosts = Some(hosts.into_iter().map(Into::into).collect());
+        self.allowed_hosts = hosts.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Browser origins the HTTP transport accepts besides its own hosts' (the MCP transport's
+    /// guard against DNS rebinding: a page from another site must not reach the tools through a
+    /// visitor's browser). A request with an `Origin` header is answered only when the origin's
+    /// host is an allowed host (a loopback name, or one of
+    /// [`with_allowed_hosts`](Self::with_allowed_hosts)) or the origin is listed here; a request
+    /// without one (any client that is not a browser) is not concerned. An entry is
+    /// `scheme://host` (the scheme's default port), `scheme://host:port`, `scheme://host:*`
+    /// (any port) or `null`. Default: none.
+    pub fn with_allowed_origins(
+        mut self,
+        origins: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// How many HTTP connections may be open at once. Past the limit, new connections wait in
+    /// the system's queue of the listening socket (or are refused by the system once that is
+    /// full) until one closes. Default 512.
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections;
+        self
+    }
+
+    /// How long an HTTP client may take to send a whole request head (the request line and the
+    /// headers), from its connection or its request's first byte; past it the connection is
+    /// closed. Default 10 s.
+    pub fn with_header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP client may take to send a request's body, once its headers are in; past
+    /// it the request is answered with status 408 and the connection is closed. Default 30 s.
+    pub fn with_body_read_timeout(mut self, timeout: Duration) -> Self {
+        self.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a kept-alive HTTP connection may wait for its next request, and how long an
+    /// answer may wait for a client that does not read it; past it the connection is closed.
+    /// Default 60 s.
+    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP server that was told to stop waits for the requests in flight to be
+    /// answered before it drops them (zero: not at all). Default 10 s.
+    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
         self
     }
 
@@ -126,9 +212,77 @@ impl McpConfig {
         self.instructions.as_deref()
     }
 
-    pub(crate) fn allowed_hosts(&self) -> Option<&[String]> {
-        self.allowed_hosts.as_deref()
+    /// The `Host` names accepted besides the loopback names.
+    pub fn allowed_hosts(&self) -> &[String] {
+        &self.allowed_hosts
     }
+
+    /// The browser origins accepted besides those of the allowed hosts.
+    pub fn allowed_origins(&self) -> &[String] {
+        &self.allowed_origins
+    }
+
+    /// How many HTTP connections may be open at once.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// How long a client may take to send a request head.
+    pub fn header_read_timeout(&self) -> Duration {
+        self.header_read_timeout
+    }
+
+    /// How long a client may take to send a request body.
+    pub fn body_read_timeout(&self) -> Duration {
+        self.body_read_timeout
+    }
+
+    /// How long a kept-alive connection may wait for its next request.
+    pub fn idle_timeout(&self) -> Duration {
+        self.idle_timeout
+    }
+
+    /// How long a shutdown waits for the requests in flight.
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.shutdown_timeout
+    }
+
+    /// Whether every setting can serve: counts and timeouts (but the shutdown's) above zero,
+    /// hosts and origins that read as such.
+    pub(crate) fn check(&self) -> Result<(), ServeError> {
+        let counts = [
+            ("max_request_bytes", self.max_request_bytes),
+            ("max_concurrent_calls", self.max_concurrent_calls),
+            ("max_connections", self.max_connections),
+        ];
+        for (setting, count) in counts {
+            if count == 0 {
+                return Err(invalid(setting, "must be at least 1".to_owned()));
+            }
+        }
+        let timeouts = [
+            ("call_timeout", self.call_timeout),
+            ("header_read_timeout", self.header_read_timeout),
+            ("body_read_timeout", self.body_read_timeout),
+            ("idle_timeout", self.idle_timeout),
+        ];
+        for (setting, timeout) in timeouts {
+            if timeout.is_zero() {
+                return Err(invalid(setting, "must be longer than zero".to_owned()));
+            }
+        }
+        for host in &self.allowed_hosts {
+            guard::HostRule::parse(host).map_err(|why| invalid("allowed_hosts", why))?;
+        }
+        for origin in &self.allowed_origins {
+            guard::OriginRule::parse(origin).map_err(|why| invalid("allowed_origins", why))?;
+        }
+        Ok(())
+    }
+}
+
+fn invalid(setting: &'static str, problem: String) -> ServeError {
+    ServeError::InvalidConfig { setting, problem }
 }
 
 impl Default for McpConfig {
@@ -141,7 +295,13 @@ impl Default for McpConfig {
             name: "toolsmith".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
-            allowed_hosts: None,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: Self::DEFAULT_HEADER_READ_TIMEOUT,
+            body_read_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
+            idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
+            shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
         }
     }
 }

@@ -1,7 +1,6 @@
 //! [`ServeError`]: why serving could not start or stopped.
 
 use std::fmt;
-use std::net::SocketAddr;
 
 use toolsmith::{EnvelopeError, RegistryError};
 
@@ -20,17 +19,25 @@ pub enum ServeError {
         /// Why.
         error: serde_json::Error,
     },
+    /// A setting of the [`McpConfig`](crate::McpConfig) cannot serve (a zero limit, an allowed
+    /// host or origin that does not read as one).
+    InvalidConfig {
+        /// The setting, as its `McpConfig` method names it (`max_connections`, ...).
+        setting: &'static str,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// The async runtime could not start.
     Runtime(std::io::Error),
-    /// The HTTP address could not be bound.
+    /// The HTTP address could not be resolved or bound.
     Bind {
-        /// The address.
-        addr: SocketAddr,
+        /// The address, as given.
+        addr: String,
         /// Why.
         error: std::io::Error,
     },
-    /// Accepting HTTP connections failed.
-    Accept(std::io::Error),
+    /// The handlers of the signals that stop the server could not be installed.
+    Signal(std::io::Error),
     /// The client never completed the MCP handshake, or the connection broke.
     Connection(String),
 }
@@ -46,9 +53,17 @@ impl fmt::Display for ServeError {
                     "tool `{tool}` cannot be declared to MCP clients: {error}"
                 )
             }
+            ServeError::InvalidConfig { setting, problem } => {
+                write!(f, "the server setting `{setting}` {problem}")
+            }
             ServeError::Runtime(error) => write!(f, "cannot start the async runtime: {error}"),
-            ServeError::Bind { addr, error } => write!(f, "cannot listen on {addr}: {error}"),
-            ServeError::Accept(error) => write!(f, "cannot accept a connection: {error}"),
+            ServeError::Bind { addr, error } => write!(f, "cannot listen on `{addr}`: {error}"),
+            ServeError::Signal(error) => {
+                write!(
+                    f,
+                    "cannot install the handlers of SIGINT and SIGTERM: {error}"
+                )
+            }
             ServeError::Connection(why) => write!(f, "MCP connection failed: {why}"),
         }
     }
@@ -59,10 +74,10 @@ impl std::error::Error for ServeError {
         match self {
             ServeError::Registry(error) => Some(error),
             ServeError::Declare(error) => Some(error),
-            ServeError::Runtime(error) | ServeError::Accept(error) => Some(error),
+            ServeError::Runtime(error) | ServeError::Signal(error) => Some(error),
             ServeError::Bind { error, .. } => Some(error),
             ServeError::Declaration { error, .. } => Some(error),
-            ServeError::Connection(_) => None,
+            ServeError::InvalidConfig { .. } | ServeError::Connection(_) => None,
         }
     }
 }

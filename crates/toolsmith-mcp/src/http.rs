@@ -1,28 +1,50 @@
 //! The transports' entry points on [`McpServer`]: any byte streams, stdio, and streamable HTTP
 //! (stateless).
+//!
+//! The HTTP server is hyper's, with what a server facing clients it does not control needs
+//! around it: an accept loop that no error ends (it backs off and keeps serving), a cap on open
+//! connections, a deadline on every wait for a client ([`connection`]), a graceful shutdown,
+//! and a front that checks each request ([`guard`] for `Host` and `Origin`, then the method,
+//! the content type, the body's size and time, and that the body is one JSON-RPC message,
+//! [`message`]) before rmcp's service answers it, so that every error is a JSON-RPC error with
+//! the status that says what went wrong ([`reply`]).
+
+mod connection;
+pub(crate) mod guard;
+mod message;
+mod reply;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-
+use hyper::StatusCode;
+use hyper::body::Body;
+use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use rmcp::ServiceExt;
-use rmcp::model::{ErrorCode, ErrorData, JsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, ErrorData};
 use rmcp::service::ServerInitializeError;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use serde::de::IgnoredAny;
+use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
-use tower_service::Service;
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinSet;
 
 use crate::error::ServeError;
 use crate::server::McpServer;
 use crate::stdio::LineTransport;
+
+use self::connection::{Answer, Clock, InFlight, TimedIo, Timeouts};
+use self::guard::Guard;
+use self::reply::Response;
 
 impl McpServer {
     /// Serves one client over `read` and `write` (newline-delimited JSON-RPC, as on stdio) until
@@ -60,18 +82,22 @@ impl McpServer {
         self.serve(read, write).await
     }
 
-    /// The streamable HTTP service (a tower service, to mount at `/mcp` in any HTTP server),
-    /// stateless: every request is served by a fresh handle on this server, no session is kept,
-    /// and plain JSON answers simple requests.
+    /// rmcp's streamable HTTP service alone (a tower service, to mount at `/mcp` in another
+    /// HTTP server), stateless: every request is served by a fresh handle on this server, no
+    /// session is kept, and plain JSON answers simple requests. It checks `Host` and `Origin` by
+    /// the same rules as [`serve_http`](McpServer::serve_http) and bounds the body's size, but
+    /// it has none of the rest of `serve_http`'s front: its refusals are plain text, and the
+    /// server it is mounted in bounds connections and time.
     pub fn http_service(&self) -> StreamableHttpService<McpServer, NeverSessionManager> {
-        let mut config = StreamableHttpServerConfig::default()
+        let guard = Guard::new(self.config());
+        let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
             .with_json_response(true)
             .with_sse_keep_alive(None)
-            .with_max_request_body_bytes(self.config().max_request_bytes());
-        if let Some(hosts) = self.config().allowed_hosts() {
-            config = config.with_allowed_hosts(hosts.iter().cloned());
-        }
+            .with_max_request_body_bytes(self.config().max_request_bytes())
+            .with_allowed_hosts(guard.rmcp_hosts())
+            .with_allowed_origins(guard.rmcp_origins())
+            .enforce_origin_validation();
         let server = self.clone();
         StreamableHttpService::new(
             move || Ok(server.clone()),
@@ -80,97 +106,453 @@ impl McpServer {
         )
     }
 
-    /// Serves streamable HTTP on `listener` until accepting fails. Every path answers as the MCP
-    /// endpoint; clients use `/mcp` by convention.
+    /// Serves streamable HTTP on `listener` until `shutdown` resolves; then stops accepting
+    /// (new connections are refused), lets the requests in flight be answered for up to the
+    /// [shutdown timeout](crate::McpConfig::with_shutdown_timeout), drops what is left, and
+    /// returns. Every path answers as the MCP endpoint; clients use `/mcp` by convention.
     ///
-    /// In front of rmcp's service, a POST body is read whole (up to the request size limit,
-    /// else status 413) and one that is not JSON is answered with a JSON-RPC parse error
-    /// (status 400), as on stdio.
+    /// Once serving it logs `listening on http://ADDR/mcp` (`tracing`, level INFO); an error
+    /// accepting a connection (say, no file descriptor left) is logged at WARN and retried
+    /// after a pause that doubles up to a second, never ending the server. Connections beyond
+    /// the [limit](crate::McpConfig::with_max_connections) wait to be accepted until one closes.
+    /// Each connection is closed when its client is slower than a
+    /// [timeout](crate::McpConfig::with_header_read_timeout) allows.
+    ///
+    /// Each request is checked before rmcp's service sees it, and refused with a JSON-RPC error
+    /// (id `null` where none is known) and the status that says why: another method than POST
+    /// (405), a `Host` or `Origin` that is not allowed (403), a content type that is not
+    /// `application/json` (415), a body declared or found larger than the
+    /// [limit](crate::McpConfig::with_max_request_bytes) (413, at once for a declared one),
+    /// a body slower than its timeout (408), a body that is not UTF-8 JSON nested at most 128
+    /// deep (400, parse error), a batch or anything but one JSON-RPC message (400, invalid
+    /// request). rmcp's own refusals (an `Accept` without both JSON and event streams, 406; an
+    /// unknown protocol version, 400) come back as JSON-RPC errors too.
+    ///
+    /// ```no_run
+    /// # async fn run(registry: toolsmith::Registry) -> Result<(), toolsmith_mcp::ServeError> {
+    /// use toolsmith_mcp::{McpConfig, McpServer};
+    ///
+    /// let server = McpServer::new(registry, McpConfig::default())?;
+    /// let shutdown = toolsmith_mcp::shutdown_signal()?;
+    /// let listener = toolsmith_mcp::bind_http("127.0.0.1:0").await?;
+    /// println!("serving on {:?}", listener.local_addr());
+    /// server.serve_http(listener, shutdown).await
+    /// # }
+    /// ```
     ///
     /// # Errors
-    /// [`ServeError::Accept`] when the listener fails.
-    pub async fn serve_http(&self, listener: TcpListener) -> Result<(), ServeError> {
-        let front = Front {
-            service: self.http_service(),
-            max_request_bytes: self.config().max_request_bytes(),
+    /// [`ServeError::Bind`] when the listener's address cannot be read.
+    pub async fn serve_http(
+        &self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServeError> {
+        let local = listener.local_addr().map_err(|error| ServeError::Bind {
+            addr: "the listener".to_owned(),
+            error,
+        })?;
+        let config = self.config();
+        let front = Front::new(self);
+        let timeouts = Timeouts {
+            header: config.header_read_timeout(),
+            idle: config.idle_timeout(),
         };
+        let slots = Arc::new(Semaphore::new(config.max_connections()));
+        let graceful = GracefulShutdown::new();
+        let mut connections = JoinSet::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        let mut backoff = Backoff::default();
+        let mut warned_full: Option<Instant> = None;
+        tracing::info!("listening on http://{local}/mcp");
         loop {
-            let (stream, _peer) = listener.accept().await.map_err(ServeError::Accept)?;
-            let front = front.clone();
-            let service = hyper::service::service_fn(move |request| front.clone().handle(request));
-            tokio::spawn(async move {
-                // A connection that breaks concerns only its client.
-                let _ = Builder::new(TokioExecutor::new())
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
+            while connections.try_join_next().is_some() {}
+            if slots.available_permits() == 0
+                && warned_full.is_none_or(|at| at.elapsed() >= FULL_WARNING_INTERVAL)
+            {
+                warned_full = Some(Instant::now());
+                tracing::warn!(
+                    "{} connections are open, the limit: new ones wait until one closes",
+                    config.max_connections()
+                );
+            }
+            let slot = tokio::select! {
+                () = &mut shutdown => break,
+                slot = Arc::clone(&slots).acquire_owned() => slot,
+            };
+            // The semaphore is never closed.
+            let Ok(slot) = slot else { break };
+            let accepted = tokio::select! {
+                () = &mut shutdown => break,
+                accepted = listener.accept() => accepted,
+            };
+            match accepted {
+                Ok((stream, _peer)) => {
+                    backoff.reset();
+                    connections.spawn(serve_connection(
+                        stream,
+                        front.clone(),
+                        timeouts,
+                        graceful.watcher(),
+                        slot,
+                    ));
+                }
+                // The client gave up before it was accepted: nothing to wait for.
+                Err(error) if concerns_one_connection(&error) => {}
+                Err(error) => {
+                    let pause = backoff.next_pause();
+                    tracing::warn!(
+                        "cannot accept a connection ({error}); trying again in {} ms",
+                        pause.as_millis()
+                    );
+                    tokio::select! {
+                        () = &mut shutdown => break,
+                        () = tokio::time::sleep(pause) => {}
+                    }
+                }
+            }
         }
+        drop(listener);
+        while connections.try_join_next().is_some() {}
+        let grace = config.shutdown_timeout();
+        if !connections.is_empty() {
+            tracing::info!(
+                "stopping: waiting up to {} s for {} open connections",
+                grace.as_secs_f64(),
+                connections.len()
+            );
+        }
+        if tokio::time::timeout(grace, graceful.shutdown())
+            .await
+            .is_err()
+        {
+            while connections.try_join_next().is_some() {}
+            tracing::warn!(
+                "{} connections were still busy after {} s; their requests are dropped",
+                connections.len(),
+                grace.as_secs_f64()
+            );
+        }
+        connections.shutdown().await;
+        tracing::info!("stopped");
+        Ok(())
     }
 }
 
-type Response = hyper::Response<BoxBody<Bytes, Infallible>>;
+/// Binds a listener for [`McpServer::serve_http`] at `addr`, `HOST:PORT`: an IP address
+/// (`127.0.0.1:8080`, `[::1]:8080`; port 0 picks a free port) or a name, resolved. When a name
+/// resolves to several addresses (`localhost` to `::1` and `127.0.0.1`, say), the first of them,
+/// in the resolver's order, that can be bound is bound; `local_addr` says which.
+///
+/// The listener queues up to [`LISTEN_BACKLOG`] connections not yet accepted (the system may
+/// allow fewer: `net.core.somaxconn` on Linux), where connections past the server's
+/// [limit](crate::McpConfig::with_max_connections) wait; beyond that the system turns new ones
+/// away, and clients retry.
+///
+/// # Errors
+/// [`ServeError::Bind`] when `addr` does not resolve or none of its addresses can be bound.
+pub async fn bind_http(addr: &str) -> Result<TcpListener, ServeError> {
+    let failed = |error| ServeError::Bind {
+        addr: addr.to_owned(),
+        error,
+    };
+    let mut last_error = None;
+    for candidate in tokio::net::lookup_host(addr).await.map_err(failed)? {
+        match listen(candidate) {
+            Ok(listener) => return Ok(listener),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(failed(last_error.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::AddrNotAvailable,
+            "the name resolves to no address",
+        )
+    })))
+}
 
-/// What stands before rmcp's HTTP service: the body limit and the parse error.
+/// How many connections a listener from [`bind_http`] queues before they are accepted: more
+/// than the 128 a plain `TcpListener::bind` asks for, so that a burst past the connection limit
+/// waits rather than being turned away.
+pub const LISTEN_BACKLOG: u32 = 1024;
+
+fn listen(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    // As `TcpListener::bind` does: a restarted server can bind its port again at once.
+    #[cfg(not(windows))]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+/// A future that resolves when the process receives SIGTERM or SIGINT (on other systems than
+/// Unix, Ctrl-C), logging which (`tracing`, level INFO): the `shutdown` to give
+/// [`McpServer::serve_http`]. The handlers are installed when this is called, so a signal that
+/// arrives any time after is seen; once installed, these signals no longer end the process by
+/// themselves.
+///
+/// # Errors
+/// [`ServeError::Signal`] when the handlers cannot be installed.
+///
+/// # Panics
+/// When called outside a Tokio runtime.
+pub fn shutdown_signal() -> Result<impl Future<Output = ()> + Send + 'static, ServeError> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate()).map_err(ServeError::Signal)?;
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(ServeError::Signal)?;
+        Ok(async move {
+            let name = tokio::select! {
+                _ = terminate.recv() => "SIGTERM",
+                _ = interrupt.recv() => "SIGINT",
+            };
+            tracing::info!("received {name}");
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            // A handler that cannot be installed ends the wait: better stopped than unstoppable.
+            let _ = tokio::signal::ctrl_c().await;
+            tracing::info!("received Ctrl-C");
+        })
+    }
+}
+
+/// How often, at most, the server says that its connections are at the limit.
+const FULL_WARNING_INTERVAL: Duration = Duration::from_secs(60);
+
+/// The pause after an accept error: 10 ms, doubling with each error in a row, up to 1 s.
+struct Backoff {
+    next: Duration,
+}
+
+impl Backoff {
+    const FIRST: Duration = Duration::from_millis(10);
+    const MAX: Duration = Duration::from_secs(1);
+
+    fn next_pause(&mut self) -> Duration {
+        let pause = self.next;
+        self.next = (self.next * 2).min(Self::MAX);
+        pause
+    }
+
+    fn reset(&mut self) {
+        self.next = Self::FIRST;
+    }
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff { next: Self::FIRST }
+    }
+}
+
+/// An accept error about the one connection being accepted (its client left), rather than
+/// about the server (out of file descriptors or memory).
+fn concerns_one_connection(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionAborted
+            | ErrorKind::ConnectionReset
+            | ErrorKind::ConnectionRefused
+            | ErrorKind::Interrupted
+    )
+}
+
+/// Serves one connection until it ends, its clock expires, or a shutdown has let it finish.
+/// Holds its `slot` among the open connections until then.
+async fn serve_connection(
+    stream: TcpStream,
+    front: Front,
+    timeouts: Timeouts,
+    shutdown: Watcher,
+    _slot: OwnedSemaphorePermit,
+) {
+    // Answers are small and written whole; waiting to fill a packet only delays them.
+    let _ = stream.set_nodelay(true);
+    let clock = Clock::new(timeouts);
+    let io = TokioIo::new(TimedIo::new(stream, Arc::clone(&clock)));
+    let requests = Arc::clone(&clock);
+    let service = hyper::service::service_fn(move |request| {
+        front.clone().handle(request, requests.request())
+    });
+    // No timer: hyper's header timeout would also close a connection kept alive between
+    // requests; the clock bounds both waits, each by its own timeout.
+    let builder = Builder::new(TokioExecutor::new());
+    let connection = shutdown.watch(builder.serve_connection(io, service).into_owned());
+    tokio::select! {
+        served = connection => {
+            if let Err(error) = served {
+                tracing::debug!("a connection ended: {error}");
+            }
+        }
+        wait = clock.expired() => tracing::debug!("closed a connection: {}", wait.describe()),
+    }
+}
+
+/// What stands before rmcp's HTTP service: the checks of every request.
 #[derive(Clone)]
 struct Front {
     service: StreamableHttpService<McpServer, NeverSessionManager>,
+    guard: Arc<Guard>,
     max_request_bytes: usize,
+    body_read_timeout: Duration,
 }
 
 impl Front {
+    fn new(server: &McpServer) -> Self {
+        Front {
+            service: server.http_service(),
+            guard: Arc::new(Guard::new(server.config())),
+            max_request_bytes: server.config().max_request_bytes(),
+            body_read_timeout: server.config().body_read_timeout(),
+        }
+    }
+
     async fn handle(
-        mut self,
+        self,
         request: hyper::Request<hyper::body::Incoming>,
-    ) -> Result<Response, Infallible> {
-        if request.method() != hyper::Method::POST {
-            return self.service.call(request).await;
+        in_flight: InFlight,
+    ) -> Result<hyper::Response<Answer>, Infallible> {
+        let response = self.answer(request).await;
+        Ok(response.map(|body| Answer::new(body, in_flight)))
+    }
+
+    async fn answer(&self, request: hyper::Request<hyper::body::Incoming>) -> Response {
+        if let Some(refusal) = self.refuse_head(&request) {
+            return refusal;
         }
         let (parts, body) = request.into_parts();
-        let bytes = match Limited::new(body, self.max_request_bytes).collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(error) if error.is::<LengthLimitError>() => {
-                let message = format!(
-                    "Request too large: over the server's limit of {} bytes",
-                    self.max_request_bytes
-                );
-                return Ok(json_rpc_error(
-                    hyper::StatusCode::PAYLOAD_TOO_LARGE,
-                    ErrorData::invalid_request(message, None),
-                ));
-            }
-            Err(error) => {
-                let message = format!("the request body could not be read: {error}");
-                return Ok(json_rpc_error(
-                    hyper::StatusCode::BAD_REQUEST,
-                    ErrorData::invalid_request(message, None),
-                ));
-            }
+        let bytes = match self.read_body(body).await {
+            Ok(bytes) => bytes,
+            Err(refusal) => return *refusal,
         };
-        if let Err(error) = serde_json::from_slice::<IgnoredAny>(&bytes) {
-            return Ok(json_rpc_error(
-                hyper::StatusCode::BAD_REQUEST,
-                ErrorData::new(
-                    ErrorCode::PARSE_ERROR,
-                    format!("Parse error: the body is not JSON ({error})"),
+        // Here the body is in hand, read whole: `bytes`, no larger than the limit.
+        if let Err(not_a_message) = message::check_json(&bytes) {
+            return not_a_message_reply(not_a_message);
+        }
+        // Here `bytes` is known to be one JSON object: UTF-8, nested within the limit.
+        let id = match message::read(&bytes) {
+            Ok(ClientJsonRpcMessage::Request(request)) => Some(request.id),
+            Ok(_) => None,
+            Err(not_a_message) => return not_a_message_reply(not_a_message),
+        };
+        let response = self
+            .service
+            .handle(hyper::Request::from_parts(parts, Full::new(bytes)))
+            .await;
+        reply::as_json_rpc(response, id).await
+    }
+
+    /// The answer refusing a request before its body is read, if it is refused: for its `Host`
+    /// or `Origin`, its method, its content type or its declared length.
+    fn refuse_head(&self, request: &hyper::Request<hyper::body::Incoming>) -> Option<Response> {
+        if let Err(refusal) = self.guard.check(request.uri(), request.headers()) {
+            let error = ErrorData::invalid_request(refusal.message(), None);
+            return Some(refused(request, refusal.status(), error));
+        }
+        if request.method() != hyper::Method::POST {
+            let message = format!(
+                "Method Not Allowed: this MCP endpoint answers POST (a JSON-RPC message), not {}",
+                request.method()
+            );
+            let error = ErrorData::invalid_request(message, None);
+            let mut response = refused(request, StatusCode::METHOD_NOT_ALLOWED, error);
+            response
+                .headers_mut()
+                .insert(ALLOW, HeaderValue::from_static("POST"));
+            return Some(response);
+        }
+        let content_type = request
+            .headers()
+            .get(CONTENT_TYPE)
+            .map(|value| String::from_utf8_lossy(value.as_bytes()).into_owned());
+        let json = content_type
+            .as_deref()
+            .is_some_and(|value| reply::essence(value).eq_ignore_ascii_case("application/json"));
+        if !json {
+            let given = match content_type {
+                Some(given) => format!("not `{given}`"),
+                None => "and no Content-Type was given".to_owned(),
+            };
+            let message =
+                format!("Unsupported Media Type: the body must be `application/json`, {given}");
+            let error = ErrorData::invalid_request(message, None);
+            return Some(refused(request, StatusCode::UNSUPPORTED_MEDIA_TYPE, error));
+        }
+        let limit = self.max_request_bytes;
+        let declared = request.body().size_hint().lower();
+        if declared > u64::try_from(limit).unwrap_or(u64::MAX) {
+            let message = format!(
+                "Request too large: the body of {declared} bytes is over the server's limit of \
+                 {limit} bytes"
+            );
+            return Some(reply::closing(too_large(message, limit)));
+        }
+        None
+    }
+
+    /// The body, read whole within the size limit and the body read timeout.
+    async fn read_body(&self, body: hyper::body::Incoming) -> Result<Bytes, Box<Response>> {
+        let limit = self.max_request_bytes;
+        let read = Limited::new(body, limit).collect();
+        let refusal = match tokio::time::timeout(self.body_read_timeout, read).await {
+            Ok(Ok(collected)) => return Ok(collected.to_bytes()),
+            Ok(Err(error)) if error.is::<LengthLimitError>() => too_large(
+                format!("Request too large: the body is over the server's limit of {limit} bytes"),
+                limit,
+            ),
+            Ok(Err(error)) => reply::error(
+                StatusCode::BAD_REQUEST,
+                ErrorData::invalid_request(
+                    format!("Bad Request: the body could not be read ({error})"),
                     None,
                 ),
-            ));
-        }
-        self.service
-            .call(hyper::Request::from_parts(parts, Full::new(bytes)))
-            .await
+                None,
+            ),
+            Err(_elapsed) => reply::error(
+                StatusCode::REQUEST_TIMEOUT,
+                ErrorData::invalid_request(
+                    format!(
+                        "Request Timeout: the body did not arrive within {} s",
+                        self.body_read_timeout.as_secs_f64()
+                    ),
+                    None,
+                ),
+                None,
+            ),
+        };
+        // What is left of the body must not be read as the next request.
+        Err(Box::new(reply::closing(refusal)))
     }
 }
 
-/// A JSON-RPC error answering no particular request (id `null`), with `status`.
-fn json_rpc_error(status: hyper::StatusCode, error: ErrorData) -> Response {
-    let message: ServerJsonRpcMessage = JsonRpcMessage::error(error, None);
-    let body = serde_json::to_vec(&message).unwrap_or_default();
-    let mut response = hyper::Response::new(Full::new(Bytes::from(body)).boxed());
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("application/json"),
-    );
-    response
+/// A refusal of `request` before its body is read: the connection closes after it when there is
+/// a body, so that the body is not read as the next request.
+fn refused<B: Body>(request: &hyper::Request<B>, status: StatusCode, error: ErrorData) -> Response {
+    let response = reply::error(status, error, None);
+    if request.body().is_end_stream() {
+        response
+    } else {
+        reply::closing(response)
+    }
+}
+
+fn too_large(message: String, limit: usize) -> Response {
+    reply::error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorData::invalid_request(message, Some(json!({"max_request_bytes": limit}))),
+        None,
+    )
+}
+
+fn not_a_message_reply(not_a_message: message::NotAMessage) -> Response {
+    let (error, id) = not_a_message.into_error();
+    reply::error(StatusCode::BAD_REQUEST, error, id)
 }

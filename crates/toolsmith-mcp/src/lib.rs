@@ -27,11 +27,20 @@
 //! }
 //! ```
 //!
+//! Over streamable HTTP ([`serve_http`], or [`McpServer::serve_http`] in a program's own
+//! runtime) the server is meant to face clients it does not control: every wait for a client has
+//! a deadline, open connections are capped, no accept error ends it, `Host` and `Origin` are
+//! checked against DNS rebinding, every refusal is a JSON-RPC error with the right status, and
+//! it stops gracefully when told to (SIGTERM or SIGINT for [`serve_http`]).
+//!
 //! This crate must never depend on the command line crate (the CLI depends on it), and it must
 //! never write anything but protocol messages to standard output: diagnostics go to the client as
-//! JSON-RPC errors, or nowhere. The JSON-RPC protocol itself is rmcp's; this crate only frames
-//! stdio lines (to answer bad JSON and oversized requests with errors) and maps toolsmith onto
-//! rmcp's server handler.
+//! JSON-RPC errors, or nowhere. What only the operator can act on (the address served, an accept
+//! error, a shutdown's progress, a connection closed for a timeout at DEBUG) is logged as
+//! [`tracing`] events; the program decides whether and where they go (the `toolsmith` binary
+//! prints them on stderr), and without a subscriber they cost next to nothing. The JSON-RPC
+//! protocol itself is rmcp's; this crate only frames stdio lines, checks HTTP requests (to answer
+//! bad ones with errors) and maps toolsmith onto rmcp's server handler.
 
 mod config;
 mod error;
@@ -40,10 +49,9 @@ mod pool;
 mod server;
 mod stdio;
 
-use std::net::SocketAddr;
-
 pub use config::McpConfig;
 pub use error::ServeError;
+pub use http::{LISTEN_BACKLOG, bind_http, shutdown_signal};
 pub use server::McpServer;
 pub use stdio::LineTransport;
 use toolsmith::Registry;
@@ -77,25 +85,30 @@ pub fn serve_stdio_with(registry: Registry, config: McpConfig) -> Result<(), Ser
     served
 }
 
-/// Serves `registry` over streamable HTTP at `addr` (every path answers; `/mcp` by convention),
-/// statelessly, with `config`, until the process ends. Starts its own async runtime.
+/// Serves `registry` over streamable HTTP at `addr` with `config`, statelessly, until the process
+/// receives SIGTERM or SIGINT; then stops gracefully (see [`McpServer::serve_http`]) and returns.
+/// `addr` is `HOST:PORT`, a name resolved as [`bind_http`] says (`localhost:8080`,
+/// `127.0.0.1:0` for a free port); the address bound is logged (`tracing`, INFO) as
+/// `listening on http://ADDR/mcp`. Every path answers; clients use `/mcp` by convention. Starts
+/// its own async runtime, and ends it without waiting for the tools still running.
 ///
 /// # Errors
-/// When a tool cannot be declared, the runtime cannot start, or `addr` cannot be bound.
-pub fn serve_http(
-    registry: Registry,
-    addr: SocketAddr,
-    config: McpConfig,
-) -> Result<(), ServeError> {
+/// When the configuration is invalid, a tool cannot be declared, the runtime cannot start, the
+/// signal handlers cannot be installed, or `addr` cannot be resolved or bound.
+pub fn serve_http(registry: Registry, addr: &str, config: McpConfig) -> Result<(), ServeError> {
     let server = McpServer::new(registry, config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(ServeError::Runtime)?;
-    runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(addr)
-            .await
-            .map_err(|error| ServeError::Bind { addr, error })?;
-        server.serve_http(listener).await
-    })
+    let served = runtime.block_on(async move {
+        // Installed before the address is announced: a signal sent once it is is not missed.
+        let shutdown = shutdown_signal()?;
+        let listener = bind_http(addr).await?;
+        server.serve_http(listener, shutdown).await
+    });
+    // Requests dropped at the shutdown timeout, and tools still running, must not keep the
+    // process alive.
+    runtime.shutdown_background();
+    served
 }

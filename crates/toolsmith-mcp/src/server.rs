@@ -63,8 +63,10 @@ impl McpServer {
     /// A server for `registry`, declaring every tool in the MCP dialect.
     ///
     /// # Errors
+    /// [`ServeError::InvalidConfig`] when a setting of `config` cannot serve;
     /// [`ServeError::Declare`] when a tool's name or schema cannot be declared to MCP clients.
     pub fn new(registry: impl Into<Arc<Registry>>, config: McpConfig) -> Result<Self, ServeError> {
+        config.check()?;
         let registry = registry.into();
         let tools = registry
             .iter()

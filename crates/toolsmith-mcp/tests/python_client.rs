@@ -200,7 +200,7 @@ fn over_http(python: &Path) -> Value {
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    runtime.spawn(async move { server.serve_http(listener).await });
+    runtime.spawn(async move { server.serve_http(listener, std::future::pending()).await });
     let report = run_client(python, &["http", &url]);
     runtime.shutdown_background();
     report
