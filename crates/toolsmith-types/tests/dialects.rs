@@ -236,13 +236,34 @@ fn a_command_line_name_parses_to_its_dialect() {
 }
 
 #[test]
+fn a_name_parses_in_any_case_and_with_underscores_or_spaces_for_dashes() {
+    let cases = [
+        ("OpenAI", Dialect::OpenAi { strict: false }),
+        ("OPENAI", Dialect::OpenAi { strict: false }),
+        ("openai_strict", Dialect::OpenAi { strict: true }),
+        ("OpenAI-Strict", Dialect::OpenAi { strict: true }),
+        ("Anthropic Strict", Dialect::Anthropic { strict: true }),
+        ("JSON_Schema", Dialect::JsonSchema),
+        ("Gemini", Dialect::Gemini),
+        (" MCP ", Dialect::Mcp),
+    ];
+    for (name, dialect) in cases {
+        assert_eq!(name.parse::<Dialect>(), Ok(dialect), "{name}");
+    }
+}
+
+#[test]
 fn an_unknown_name_is_refused_listing_the_valid_ones() {
-    let error = "openai_strict".parse::<Dialect>().unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "unknown dialect `openai_strict`; expected one of json-schema, openai, openai-strict, \
-         anthropic, anthropic-strict, gemini, mcp"
-    );
+    for name in ["openia", "openai--strict", "openaistrict", "open-ai", ""] {
+        let error = name.parse::<Dialect>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "unknown dialect `{name}`; expected one of json-schema, openai, openai-strict, \
+                 anthropic, anthropic-strict, gemini, mcp"
+            )
+        );
+    }
 }
 
 #[test]

@@ -1,0 +1,99 @@
+//! What a user meets of the argument reader and the schema tools through the real binary:
+//! dialect names, repairs that are capped, sizes and positions in errors, a byte-order mark,
+//! patterns a lenient import cannot enforce. Every run is bounded in time.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// Longest a run may take before it is killed and the test fails.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout)
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {:.2000}", self.stdout))
+    }
+}
+
+/// Runs the binary with `args`, writing `stdin` to it, killed after [`DEADLINE`].
+fn toolsmith(args: &[&str], stdin: &[u8]) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start toolsmith");
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.to_vec();
+    // The binary may exit before reading everything; a broken pipe is not this test's concern.
+    let writer = std::thread::spawn(move || drop(pipe.write_all(&input)));
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        stdout.read_to_end(&mut text).map(|_| text)
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        stderr.read_to_end(&mut text).map(|_| text)
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("toolsmith {args:?} ran past {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    writer.join().unwrap();
+    Run {
+        code: status.code().expect("exited, not killed by a signal"),
+        stdout: String::from_utf8(out.join().unwrap().unwrap()).unwrap(),
+        stderr: String::from_utf8(err.join().unwrap().unwrap()).unwrap(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dialect names
+
+#[test]
+fn a_dialect_name_is_read_in_any_case() {
+    let run = toolsmith(&["schema", "text_wc", "--dialect", "OpenAI"], b"");
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let declared = run.json();
+    assert_eq!(declared[0]["type"], "function", "{declared}");
+    assert_eq!(declared[0]["function"]["name"], "text_wc");
+
+    let strict = toolsmith(&["schema", "text_wc", "--dialect", "OpenAI_Strict"], b"");
+    assert_eq!(strict.code, 0, "stderr: {}", strict.stderr);
+    assert_eq!(strict.json()[0]["function"]["strict"], true);
+}
+
+#[test]
+fn an_unknown_dialect_is_a_usage_error_listing_the_names() {
+    let run = toolsmith(&["schema", "text_wc", "--dialect", "openia"], b"");
+    assert_eq!(run.code, 2, "stdout: {}", run.stdout);
+    assert!(
+        run.stderr.contains(
+            "expected one of json-schema, openai, openai-strict, anthropic, anthropic-strict, \
+             gemini, mcp"
+        ),
+        "{}",
+        run.stderr
+    );
+}
