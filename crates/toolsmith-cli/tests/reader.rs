@@ -97,3 +97,51 @@ fn an_unknown_dialect_is_a_usage_error_listing_the_names() {
         run.stderr
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Defaults said once
+
+/// Every `description` in `value`, with its JSON Pointer.
+fn descriptions(value: &Value, at: String, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, item) in map {
+                match (key.as_str(), item) {
+                    ("description", Value::String(text)) => out.push((at.clone(), text.clone())),
+                    _ => descriptions(item, format!("{at}/{key}"), out),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                descriptions(item, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn openai_strict_says_each_default_once() {
+    let run = toolsmith(&["schema", "--dialect", "openai-strict"], b"");
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    let mut found = Vec::new();
+    descriptions(&run.json(), String::new(), &mut found);
+    let defaults: Vec<_> = found
+        .iter()
+        .filter(|(_, text)| text.to_lowercase().contains("default"))
+        .collect();
+    assert!(
+        defaults
+            .iter()
+            .any(|(_, text)| text.contains("(default: 20)")),
+        "a default the description does not state is still said: {defaults:#?}"
+    );
+    for (at, text) in defaults {
+        assert_eq!(
+            text.to_lowercase().matches("default").count(),
+            1,
+            "{at}: {text}"
+        );
+    }
+}

@@ -426,6 +426,70 @@ fn openai_strict_moves_a_default_into_the_description() {
 }
 
 #[test]
+fn openai_strict_says_a_default_once_where_the_description_states_it() {
+    let flag = |description: &str, default: Value| {
+        Field::new("flag", Type::Boolean)
+            .optional()
+            .describe(description)
+            .default_value(default)
+    };
+    let limit = |description: &str| {
+        Field::new("limit", Type::integer())
+            .optional()
+            .describe(description)
+            .default_value(json!(20))
+    };
+    let state = |description: &str| {
+        Field::new("state", Type::string())
+            .optional()
+            .describe(description)
+            .default_value(json!("open"))
+    };
+    let graph = TypeGraph::new(Type::Struct(
+        StructType::anonymous()
+            .field(flag(
+                "Match letters in either case (default true)",
+                json!(true),
+            ))
+            .field(limit("At most this many; defaults to 20."))
+            .field(state("Which state (default: `open`)")),
+    ));
+    let schema = parameters_schema(&graph, OPENAI_STRICT).unwrap();
+    let described = |name: &str| schema["properties"][name]["description"].clone();
+    assert_eq!(
+        described("flag"),
+        json!("Match letters in either case (default true)")
+    );
+    assert_eq!(
+        described("limit"),
+        json!("At most this many; defaults to 20.")
+    );
+    assert_eq!(described("state"), json!("Which state (default: `open`)"));
+
+    // A description that names another value, or the word alone, gets the default said.
+    let graph = TypeGraph::new(Type::Struct(
+        StructType::anonymous()
+            .field(flag("Sort (default false, unlike grep)", json!(true)))
+            .field(limit("At most this many (default 200)"))
+            .field(state("By default, open ones")),
+    ));
+    let schema = parameters_schema(&graph, OPENAI_STRICT).unwrap();
+    let described = |name: &str| schema["properties"][name]["description"].clone();
+    assert_eq!(
+        described("flag"),
+        json!("Sort (default false, unlike grep) (default: true)")
+    );
+    assert_eq!(
+        described("limit"),
+        json!("At most this many (default 200) (default: 20)")
+    );
+    assert_eq!(
+        described("state"),
+        json!("By default, open ones (default: \"open\")")
+    );
+}
+
+#[test]
 fn openai_writes_no_ref_with_sibling_keywords() {
     assert_rule(Dialect::OpenAi { strict: false }, support::no_ref_siblings);
     assert_rule(OPENAI_STRICT, support::no_ref_siblings);
