@@ -68,6 +68,29 @@ fn toolsmith(args: &[&str], stdin: &[u8]) -> Run {
     }
 }
 
+/// A JSON Schema file holding `schema`, removed when dropped.
+struct SchemaFile(std::path::PathBuf);
+
+impl SchemaFile {
+    fn new(name: &str, schema: &Value) -> Self {
+        let dir = std::env::temp_dir().join(format!("toolsmith-reader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, schema.to_string()).unwrap();
+        SchemaFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().unwrap()
+    }
+}
+
+impl Drop for SchemaFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Dialect names
 
@@ -144,4 +167,48 @@ fn openai_strict_says_each_default_once() {
             "{at}: {text}"
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Repairs capped, work bounded
+
+fn tags_schema() -> SchemaFile {
+    SchemaFile::new(
+        "tags.schema.json",
+        &serde_json::json!({
+            "type": "object",
+            "properties": {"tags": {"type": "array", "items": {"type": "string"}}},
+            "required": ["tags"],
+            "additionalProperties": false
+        }),
+    )
+}
+
+#[test]
+fn coerce_lists_at_most_100_repairs_and_says_how_many_more_there_were() {
+    // 400 KB of `[1]` for a list of strings: two repairs each, 200,000 in all.
+    let schema = tags_schema();
+    let text = format!("{{\"tags\":[{}]}}", vec!["[1]"; 100_000].join(","));
+    let run = toolsmith(&["coerce", "--schema", schema.path(), "-"], text.as_bytes());
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    // The value is as large as the input; the repairs are not.
+    assert!(
+        run.stdout.len() < 1_000_000,
+        "{} bytes printed",
+        run.stdout.len()
+    );
+    let out = run.json();
+    assert_eq!(out["value"]["tags"].as_array().unwrap().len(), 100_000);
+    let repairs = out["repairs"].as_array().unwrap();
+    assert_eq!(repairs.len(), 101);
+    assert_eq!(repairs[0]["code"], "unwrap_singleton");
+    assert_eq!(
+        repairs[100],
+        serde_json::json!({
+            "path": "",
+            "code": "too_many_repairs",
+            "not_shown": 199_900,
+            "message": "arguments: 199900 more repairs were made and not listed"
+        })
+    );
 }

@@ -21,10 +21,10 @@ use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use crate::coerce::{
-    Coerced, Fast, abridged_text, coerce, coerce_read, is_canonical_text, number_tokens,
-    read_canonical,
+    Coerced, Fast, NumberLiterals, abridged_segment, abridged_text, bounded_pointer, capped,
+    coerce, coerce_read, is_canonical_text, read_canonical,
 };
-use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
 use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
 
@@ -73,11 +73,14 @@ pub struct ParsedArguments {
 /// `json_invalid`, `duplicate_key`, `arguments_type`, `too_deep` or `too_large`, or
 /// `repair_refused` under a strict policy.
 pub fn parse_arguments(text: &str, policy: &Policy) -> Result<ParsedArguments, CoerceErrors> {
-    let (value, repairs, _) = read_arguments(text, &policy.limits)?;
-    if policy.mode == Mode::Strict && !repairs.is_empty() {
-        return Err(CoerceErrors(refusals(&repairs)));
+    let read = read_arguments(text, &policy.limits)?;
+    if policy.mode == Mode::Strict && !read.repairs.is_empty() {
+        return Err(CoerceErrors(refusals(&read.repairs)));
     }
-    Ok(ParsedArguments { value, repairs })
+    Ok(ParsedArguments {
+        value: read.object,
+        repairs: capped(Vec::new(), read.repairs, 0, policy.limits.max_repairs),
+    })
 }
 
 /// Reads `arguments` and coerces them to the root type of `graph`: the one call a tool runtime
@@ -101,20 +104,21 @@ pub fn coerce_arguments(
         Arguments::Json(object @ Value::Object(_)) => return coerce(graph, object, policy),
         Arguments::Json(other) => return Err(CoerceErrors(vec![not_an_object(other.clone())])),
     };
-    let (object, text_repairs, tokens) = read_arguments(text, &policy.limits)?;
+    let read = read_arguments(text, &policy.limits)?;
     let mut errors = match policy.mode {
-        Mode::Strict => refusals(&text_repairs),
+        Mode::Strict => refusals(&read.repairs),
         Mode::Lenient => Vec::new(),
     };
-    match coerce_read(graph, Value::Object(object), tokens.as_deref(), policy) {
-        Ok(coerced) if errors.is_empty() => {
-            let mut repairs = text_repairs;
-            repairs.extend(coerced.repairs);
-            Ok(Coerced {
-                value: coerced.value,
-                repairs,
-            })
-        }
+    match coerce_read(graph, Value::Object(read.object), read.literals, policy) {
+        Ok(coerced) if errors.is_empty() => Ok(Coerced {
+            value: coerced.value,
+            repairs: capped(
+                read.repairs,
+                coerced.repairs,
+                coerced.repairs_cut,
+                policy.limits.max_repairs,
+            ),
+        }),
         Ok(_) => Err(CoerceErrors(errors)),
         Err(value_errors) => {
             errors.extend(value_errors);
@@ -212,13 +216,15 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
 }
 
 /// What argument text is read as, before the strict policy is applied.
-type ReadArguments = (Map<String, Value>, Vec<Repair>, Tokens);
+struct ReadArguments<'t> {
+    object: Map<String, Value>,
+    /// The repairs made to the text (a handful at most: one of each kind).
+    repairs: Vec<Repair>,
+    /// Where the literals of its numbers are.
+    literals: NumberLiterals<'t>,
+}
 
-/// The number literals of the text a value was read from, in document order, where any of its
-/// numbers is a float (an integer's literal is its value's text already).
-type Tokens = Option<Vec<String>>;
-
-fn read_arguments(text: &str, limits: &Limits) -> Result<ReadArguments, CoerceErrors> {
+fn read_arguments<'t>(text: &'t str, limits: &Limits) -> Result<ReadArguments<'t>, CoerceErrors> {
     read_object(text, limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
 }
 
@@ -232,7 +238,11 @@ enum Level {
     DoubleEncoded,
 }
 
-fn read_object(text: &str, limits: &Limits, level: Level) -> Result<ReadArguments, TextError> {
+fn read_object<'t>(
+    text: &'t str,
+    limits: &Limits,
+    level: Level,
+) -> Result<ReadArguments<'t>, TextError> {
     if text.len() > limits.max_input_bytes {
         return Err(Box::new(CoerceError::new(
             "",
@@ -250,26 +260,40 @@ fn read_object(text: &str, limits: &Limits, level: Level) -> Result<ReadArgument
     }
     if text.trim().is_empty() {
         return match level {
-            Level::Outer => Ok((Map::new(), Vec::new(), None)),
+            Level::Outer => Ok(ReadArguments {
+                object: Map::new(),
+                repairs: Vec::new(),
+                literals: NumberLiterals::None,
+            }),
             Level::DoubleEncoded => Err(Box::new(not_an_object(Value::String(text.to_owned())))),
         };
     }
-    let (value, codes, tokens) = read_value(text).map_err(|failure| {
+    let (value, codes, literals) = read_value(text).map_err(|failure| {
         Box::new(match failure {
             Failure::Invalid(invalid) => invalid.into_error(text),
             Failure::TooDeep => too_deep(limits.max_depth),
-            Failure::Duplicate { path, key } => duplicate_key(path, key),
+            Failure::Duplicate { reversed_path, key } => {
+                duplicate_key(bounded_pointer(reversed_path), key)
+            }
         })
     })?;
     let mut repairs: Vec<Repair> = codes.into_iter().map(|c| text_repair(text, c)).collect();
     match value {
-        Value::Object(object) => Ok((object, repairs, tokens)),
+        Value::Object(object) => Ok(ReadArguments {
+            object,
+            repairs,
+            literals,
+        }),
         Value::String(inner) if level == Level::Outer => {
             match read_object(&inner, limits, Level::DoubleEncoded) {
-                Ok((object, inner_repairs, inner_tokens)) => {
+                Ok(read) => {
                     repairs.push(text_repair(text, RepairCode::DoubleEncoded));
-                    repairs.extend(inner_repairs);
-                    Ok((object, repairs, inner_tokens))
+                    repairs.extend(read.repairs);
+                    Ok(ReadArguments {
+                        object: read.object,
+                        repairs,
+                        literals: read.literals.into_owned(),
+                    })
                 }
                 Err(e) if is_about_content(e.code) => Err(e),
                 Err(_) => Err(Box::new(not_an_object(Value::String(inner)))),
@@ -293,8 +317,12 @@ enum Failure {
     Invalid(Invalid),
     /// Nested deeper than the lenient parser allows.
     TooDeep,
-    /// The object at `path` has `key` twice.
-    Duplicate { path: String, key: String },
+    /// The object at the end of `reversed_path` (its segments from that object up to the
+    /// root) has `key` twice.
+    Duplicate {
+        reversed_path: Vec<String>,
+        key: String,
+    },
 }
 
 struct Invalid {
@@ -314,10 +342,12 @@ impl Invalid {
 }
 
 /// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order, and
-/// the number literals.
-fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
+/// where the number literals are.
+fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'_>), Failure> {
     let strict_failure = match read_strict(text) {
-        Ok((value, tokens)) => return Ok((value, Vec::new(), tokens)),
+        Ok((value, numbers)) => {
+            return Ok((value, Vec::new(), numbers.in_text(Cow::Borrowed(text))));
+        }
         Err(Failure::Invalid(invalid)) => invalid,
         Err(other) => return Err(other),
     };
@@ -329,25 +359,26 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
         codes.push(RepairCode::MarkdownFence);
     }
     let python = rewrite_python_literals(&work);
-    if let Some(rewritten) = python.as_ref() {
-        work = Cow::Borrowed(rewritten.as_str());
+    let rewritten = python.is_some();
+    if let Some(python) = python {
+        work = Cow::Owned(python);
     }
-    let strict_failure = if codes.is_empty() && python.is_none() {
+    let strict_failure = if codes.is_empty() && !rewritten {
         strict_failure
     } else if work.trim().is_empty() {
-        return Ok((Value::Object(Map::new()), codes, None));
+        return Ok((Value::Object(Map::new()), codes, NumberLiterals::None));
     } else {
         match read_strict(&work) {
-            Ok((value, tokens)) => {
-                codes.extend(python.map(|_| RepairCode::PythonLiterals));
-                return Ok((value, codes, tokens));
+            Ok((value, numbers)) => {
+                codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
+                return Ok((value, codes, numbers.in_text(work)));
             }
             Err(Failure::Invalid(invalid)) => invalid,
             Err(other) => return Err(other),
         }
     };
 
-    let (value, tokens) = lenient_value(&work, &parse_options(&[]))?;
+    let (value, numbers) = lenient_value(&work, &parse_options(&[]))?;
     let leniencies: Vec<RepairCode> = LENIENCIES
         .iter()
         .filter(|code| {
@@ -360,8 +391,31 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
         return Err(Failure::Invalid(strict_failure));
     }
     codes.extend(leniencies);
-    codes.extend(python.map(|_| RepairCode::PythonLiterals));
-    Ok((value, codes, tokens))
+    codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
+    Ok((value, codes, numbers.in_text(work)))
+}
+
+/// What a reading learnt of a value's numbers: whether any is a float, and where their literals
+/// are when the text itself cannot say.
+enum Numbers {
+    /// No float: every literal is its number's text.
+    NoFloat,
+    /// A float, read from strict JSON: the text holds every literal.
+    InText,
+    /// The literals of the floats whose text says more than their value, by their number's
+    /// place in document order (a lenient reading, whose text is not strict JSON).
+    Listed(Vec<(usize, Box<str>)>),
+}
+
+impl Numbers {
+    /// Where the literals are, for a value read from `text`.
+    fn in_text(self, text: Cow<'_, str>) -> NumberLiterals<'_> {
+        match self {
+            Numbers::NoFloat => NumberLiterals::None,
+            Numbers::InText => NumberLiterals::Text(text),
+            Numbers::Listed(listed) => NumberLiterals::Listed(listed),
+        }
+    }
 }
 
 /// The near-JSON leniencies `jsonc-parser` can take, each named by its repair.
@@ -403,7 +457,7 @@ fn from_parse_error(e: ParseError) -> Failure {
 /// Reads strict JSON with `serde_json`, rejecting duplicate keys. Text nested deeper than
 /// `serde_json`'s recursion limit (but within the policy's, already checked) is read by
 /// `jsonc-parser` with every leniency off.
-fn read_strict(text: &str) -> Result<(Value, Tokens), Failure> {
+fn read_strict(text: &str) -> Result<(Value, Numbers), Failure> {
     let duplicate = RefCell::new(None);
     let saw_float = Cell::new(false);
     let mut deserializer = serde_json::Deserializer::from_str(text);
@@ -416,21 +470,18 @@ fn read_strict(text: &str) -> Result<(Value, Tokens), Failure> {
     let error = match result {
         Ok(value) => {
             // Only a float's literal can say more than its value; most arguments have none.
-            let tokens = saw_float
-                .get()
-                .then(|| number_tokens(text).into_iter().map(str::to_owned).collect());
-            return Ok((value, tokens));
+            let numbers = if saw_float.get() {
+                Numbers::InText
+            } else {
+                Numbers::NoFloat
+            };
+            return Ok((value, numbers));
         }
         Err(error) => error,
     };
     if let Some(found) = duplicate.into_inner() {
-        let path = found
-            .reversed_path
-            .iter()
-            .rev()
-            .fold(String::new(), |p, s| pointer_push(&p, s));
         return Err(Failure::Duplicate {
-            path,
+            reversed_path: found.reversed_path,
             key: found.key,
         });
     }
@@ -444,16 +495,25 @@ fn read_strict(text: &str) -> Result<(Value, Tokens), Failure> {
 }
 
 /// `text` read by jsonc-parser under `options` (blank text is `{}`), duplicate keys rejected.
-fn lenient_value(text: &str, options: &ParseOptions) -> Result<(Value, Tokens), Failure> {
+fn lenient_value(text: &str, options: &ParseOptions) -> Result<(Value, Numbers), Failure> {
     let ast = parse_to_ast(text, &CollectOptions::default(), options).map_err(from_parse_error)?;
     match ast.value {
         Some(value) => {
-            let mut tokens = Vec::new();
-            let value = ast_to_value(value, &mut Vec::new(), &mut tokens)?;
-            Ok((value, Some(tokens)))
+            let mut listing = Listing::default();
+            let value = ast_to_value(value, &mut listing)?;
+            Ok((value, Numbers::Listed(listing.floats)))
         }
-        None => Ok((Value::Object(Map::new()), None)),
+        None => Ok((Value::Object(Map::new()), Numbers::NoFloat)),
     }
+}
+
+/// The literals [`ast_to_value`] keeps: those of floats whose text says more than their value,
+/// by their number's place among all numbers.
+#[derive(Default)]
+struct Listing {
+    /// Numbers met so far.
+    numbers: usize,
+    floats: Vec<(usize, Box<str>)>,
 }
 
 /// The first duplicate key met while deserializing, and the path to its object.
@@ -473,9 +533,11 @@ struct ValueSeed<'c> {
 
 impl ValueSeed<'_> {
     /// Records that the error now unwinding passed through `segment`.
-    fn unwinding_through(&self, segment: impl fmt::Display) {
+    fn unwinding_through(&self, segment: &str) {
         if let Some(found) = self.duplicate.borrow_mut().as_mut() {
-            found.reversed_path.push(segment.to_string());
+            found
+                .reversed_path
+                .push(abridged_segment(segment).into_owned());
         }
     }
 }
@@ -535,7 +597,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 Ok(Some(item)) => items.push(item),
                 Ok(None) => return Ok(Value::Array(items)),
                 Err(e) => {
-                    self.unwinding_through(items.len());
+                    self.unwinding_through(&items.len().to_string());
                     return Err(e);
                 }
             }
@@ -570,18 +632,24 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 }
 
 /// Converts a `jsonc-parser` tree to a [`Value`], rejecting duplicate keys, keeping numbers
-/// exact and their literals in `tokens`. Recursion is bounded by the depth check made before
-/// parsing, and by the parser's own nesting limit.
-fn ast_to_value(
-    value: ast::Value<'_>,
-    path: &mut Vec<String>,
-    tokens: &mut Vec<String>,
-) -> Result<Value, Failure> {
+/// exact and the literals that say more than them in `listing`. Recursion is bounded by the
+/// depth check made before parsing, and by the parser's own nesting limit.
+fn ast_to_value(value: ast::Value<'_>, listing: &mut Listing) -> Result<Value, Failure> {
+    // The path to a duplicate key is gathered as its error unwinds, never built on the way down.
+    let unwinding_through = |segment: &str, mut failure: Failure| {
+        if let Failure::Duplicate { reversed_path, .. } = &mut failure {
+            reversed_path.push(abridged_segment(segment).into_owned());
+        }
+        failure
+    };
     Ok(match value {
         ast::Value::StringLit(s) => Value::String(s.value.into_owned()),
         ast::Value::NumberLit(n) => match n.value.parse::<Number>() {
             Ok(number) => {
-                tokens.push(n.value.to_owned());
+                if number.is_f64() && n.value != number.to_string() {
+                    listing.floats.push((listing.numbers, Box::from(n.value)));
+                }
+                listing.numbers += 1;
                 Value::Number(number)
             }
             Err(e) => {
@@ -596,9 +664,9 @@ fn ast_to_value(
         ast::Value::Array(array) => {
             let mut items = Vec::with_capacity(array.elements.len());
             for (i, element) in array.elements.into_iter().enumerate() {
-                path.push(i.to_string());
-                items.push(ast_to_value(element, path, tokens)?);
-                path.pop();
+                let item = ast_to_value(element, listing)
+                    .map_err(|failure| unwinding_through(&i.to_string(), failure))?;
+                items.push(item);
             }
             Value::Array(items)
         }
@@ -606,17 +674,15 @@ fn ast_to_value(
             let mut map = Map::new();
             for property in object.properties {
                 let key = property.name.into_string();
-                path.push(key.clone());
-                let value = ast_to_value(property.value, path, tokens)?;
-                path.pop();
+                let value = ast_to_value(property.value, listing)
+                    .map_err(|failure| unwinding_through(&key, failure))?;
                 match map.entry(key) {
                     Entry::Vacant(slot) => {
                         slot.insert(value);
                     }
                     Entry::Occupied(slot) => {
-                        let pointer = path.iter().fold(String::new(), |p, s| pointer_push(&p, s));
                         return Err(Failure::Duplicate {
-                            path: pointer,
+                            reversed_path: Vec::new(),
                             key: slot.key().clone(),
                         });
                     }
@@ -838,9 +904,10 @@ fn lowercase_first(s: &str) -> String {
     }
 }
 
-/// A repair of the whole text; `from` holds the text as diagnostics hold values (abridged).
+/// A repair of the whole text; `from` holds the text as diagnostics hold values (abridged), and
+/// nothing is `to`: the result is the arguments as a whole.
 fn text_repair(text: &str, code: RepairCode) -> Repair {
-    Repair::new("", code, abridged_text(text), Value::Null)
+    Repair::removed("", code, abridged_text(text))
 }
 
 /// One `repair_refused` error for each repair, as a strict policy reports them.
@@ -849,13 +916,13 @@ fn refusals(repairs: &[Repair]) -> Vec<CoerceError> {
         .iter()
         .map(|repair| {
             let input = match &repair.from {
-                Value::String(text) => Value::String(excerpt(text, 0)),
+                Some(Value::String(text)) => Some(Value::String(excerpt(text, 0))),
                 other => other.clone(),
             };
             CoerceError::new(
                 repair.path.clone(),
                 ErrorCode::RepairRefused,
-                Some(input),
+                input,
                 format!(
                     "strict JSON arguments ({})",
                     strict_expectation(repair.code)
@@ -883,7 +950,7 @@ fn duplicate_key(path: String, key: String) -> CoerceError {
     CoerceError::new(
         path,
         ErrorCode::DuplicateKey,
-        Some(Value::String(key)),
+        Some(abridged_text(&key)),
         "each key at most once",
     )
 }

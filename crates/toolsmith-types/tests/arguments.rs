@@ -226,8 +226,12 @@ fn text_repairs_are_at_the_root_from_the_original_text() {
     assert_eq!(parsed.repairs.len(), 1);
     let repair = &parsed.repairs[0];
     assert_eq!(repair.path, "");
-    assert_eq!(repair.from, json!(text));
-    assert_eq!(repair.to, Value::Null);
+    assert_eq!(repair.from, Some(json!(text)));
+    // Nothing took the text's place: the result is the arguments as a whole.
+    assert_eq!(repair.to, None);
+    assert_eq!(repair.message(), "arguments: dropped a trailing comma");
+    let shown = repair.to_json();
+    assert_eq!(shown.get("to"), None, "{shown}");
 }
 
 #[test]
@@ -635,7 +639,11 @@ fn a_repair_of_long_text_holds_the_text_cut_short() {
     let text = format!(r#"{{"note": "{long}",}}"#);
     let parsed = parse_arguments(&text, &Policy::default()).unwrap();
     assert_eq!(parsed.repairs.len(), 1);
-    let from = parsed.repairs[0].from.as_str().unwrap();
+    let from = parsed.repairs[0]
+        .from
+        .as_ref()
+        .and_then(Value::as_str)
+        .unwrap();
     assert_eq!(from.chars().count(), 1025);
     assert!(from.starts_with(r#"{"note": "xxx"#) && from.ends_with('…'));
     assert_eq!(parsed.value["note"].as_str().map(str::len), Some(5_000));
