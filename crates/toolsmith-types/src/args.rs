@@ -268,12 +268,29 @@ fn read_object<'t>(
             Level::DoubleEncoded => Err(Box::new(not_an_object(Value::String(text.to_owned())))),
         };
     }
-    let (value, codes, literals) = read_value(text).map_err(|failure| {
+    let (value, codes, literals) = read_value(text, limits).map_err(|failure| {
         Box::new(match failure {
             Failure::Invalid(invalid) => invalid.into_error(text),
             Failure::TooDeep => too_deep(limits.max_depth),
             Failure::Duplicate { reversed_path, key } => {
                 duplicate_key(bounded_pointer(reversed_path), key)
+            }
+            Failure::TooManyItems {
+                reversed_path,
+                max,
+                somewhere,
+            } => {
+                let expected = if somewhere {
+                    format!("argument text whose arrays and objects hold at most {max} items each")
+                } else {
+                    format!("at most {max} items")
+                };
+                CoerceError::new(
+                    bounded_pointer(reversed_path),
+                    ErrorCode::TooLarge,
+                    None,
+                    expected,
+                )
             }
         })
     })?;
@@ -323,6 +340,24 @@ enum Failure {
         reversed_path: Vec<String>,
         key: String,
     },
+    /// The array or object at the end of `reversed_path` has more than `max` items; where in
+    /// the text is not known when `somewhere`.
+    TooManyItems {
+        reversed_path: Vec<String>,
+        max: usize,
+        somewhere: bool,
+    },
+}
+
+impl Failure {
+    /// Records that this failure, unwinding, passed through `segment`.
+    fn unwinding_through(&mut self, segment: &str) {
+        if let Failure::Duplicate { reversed_path, .. }
+        | Failure::TooManyItems { reversed_path, .. } = self
+        {
+            reversed_path.push(abridged_segment(segment).into_owned());
+        }
+    }
 }
 
 struct Invalid {
@@ -343,8 +378,11 @@ impl Invalid {
 
 /// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order, and
 /// where the number literals are.
-fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'_>), Failure> {
-    let strict_failure = match read_strict(text) {
+fn read_value<'t>(
+    text: &'t str,
+    limits: &Limits,
+) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'t>), Failure> {
+    let strict_failure = match read_strict(text, limits) {
         Ok((value, numbers)) => {
             return Ok((value, Vec::new(), numbers.in_text(Cow::Borrowed(text))));
         }
@@ -368,7 +406,7 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'_>)
     } else if work.trim().is_empty() {
         return Ok((Value::Object(Map::new()), codes, NumberLiterals::None));
     } else {
-        match read_strict(&work) {
+        match read_strict(&work, limits) {
             Ok((value, numbers)) => {
                 codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
                 return Ok((value, codes, numbers.in_text(work)));
@@ -378,7 +416,7 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'_>)
         }
     };
 
-    let (value, numbers) = lenient_value(&work, &parse_options(&[]))?;
+    let (value, numbers) = lenient_value(&work, limits, &parse_options(&[]))?;
     let leniencies: Vec<RepairCode> = LENIENCIES
         .iter()
         .filter(|code| {
@@ -457,13 +495,14 @@ fn from_parse_error(e: ParseError) -> Failure {
 /// Reads strict JSON with `serde_json`, rejecting duplicate keys. Text nested deeper than
 /// `serde_json`'s recursion limit (but within the policy's, already checked) is read by
 /// `jsonc-parser` with every leniency off.
-fn read_strict(text: &str) -> Result<(Value, Numbers), Failure> {
-    let duplicate = RefCell::new(None);
+fn read_strict(text: &str, limits: &Limits) -> Result<(Value, Numbers), Failure> {
+    let stop = RefCell::new(None);
     let saw_float = Cell::new(false);
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let result = ValueSeed {
-        duplicate: &duplicate,
+        stop: &stop,
         saw_float: &saw_float,
+        max_items: limits.max_items,
     }
     .deserialize(&mut deserializer)
     .and_then(|value| deserializer.end().map(|()| value));
@@ -479,14 +518,11 @@ fn read_strict(text: &str) -> Result<(Value, Numbers), Failure> {
         }
         Err(error) => error,
     };
-    if let Some(found) = duplicate.into_inner() {
-        return Err(Failure::Duplicate {
-            reversed_path: found.reversed_path,
-            key: found.key,
-        });
+    if let Some(stop) = stop.into_inner() {
+        return Err(stop);
     }
     if error.to_string().starts_with("recursion limit exceeded") {
-        return lenient_value(text, &parse_options(&LENIENCIES));
+        return lenient_value(text, limits, &parse_options(&LENIENCIES));
     }
     Err(Failure::Invalid(Invalid {
         at: byte_offset(text, error.line(), error.column()),
@@ -495,7 +531,20 @@ fn read_strict(text: &str) -> Result<(Value, Numbers), Failure> {
 }
 
 /// `text` read by jsonc-parser under `options` (blank text is `{}`), duplicate keys rejected.
-fn lenient_value(text: &str, options: &ParseOptions) -> Result<(Value, Numbers), Failure> {
+/// The parser builds its whole tree first, so an array or object past the limit on items is
+/// refused before it runs, by a flat scan.
+fn lenient_value(
+    text: &str,
+    limits: &Limits,
+    options: &ParseOptions,
+) -> Result<(Value, Numbers), Failure> {
+    if items_exceed(text, limits.max_items) {
+        return Err(Failure::TooManyItems {
+            reversed_path: Vec::new(),
+            max: limits.max_items,
+            somewhere: true,
+        });
+    }
     let ast = parse_to_ast(text, &CollectOptions::default(), options).map_err(from_parse_error)?;
     match ast.value {
         Some(value) => {
@@ -516,29 +565,36 @@ struct Listing {
     floats: Vec<(usize, Box<str>)>,
 }
 
-/// The first duplicate key met while deserializing, and the path to its object.
-struct Duplicate {
-    key: String,
-    /// Segments from the object up to the root (filled in as the error unwinds).
-    reversed_path: Vec<String>,
-}
-
-/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key is an error; notes whether
-/// any number was a float.
+/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key, or an array or object of
+/// more than `max_items`, is an error (`stop` says which: serde's own error cannot); notes
+/// whether any number was a float. Arrays take no more room than their items need.
 #[derive(Clone, Copy)]
 struct ValueSeed<'c> {
-    duplicate: &'c RefCell<Option<Duplicate>>,
+    stop: &'c RefCell<Option<Failure>>,
     saw_float: &'c Cell<bool>,
+    max_items: usize,
 }
 
 impl ValueSeed<'_> {
     /// Records that the error now unwinding passed through `segment`.
     fn unwinding_through(&self, segment: &str) {
-        if let Some(found) = self.duplicate.borrow_mut().as_mut() {
-            found
-                .reversed_path
-                .push(abridged_segment(segment).into_owned());
+        if let Some(stop) = self.stop.borrow_mut().as_mut() {
+            stop.unwinding_through(segment);
         }
+    }
+
+    /// Stops the reading with `failure`.
+    fn stop<E: de::Error>(&self, failure: Failure) -> E {
+        *self.stop.borrow_mut() = Some(failure);
+        de::Error::custom("stopped")
+    }
+
+    fn too_many_items<E: de::Error>(&self) -> E {
+        self.stop(Failure::TooManyItems {
+            reversed_path: Vec::new(),
+            max: self.max_items,
+            somewhere: false,
+        })
     }
 }
 
@@ -593,9 +649,19 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         loop {
+            if items.len() == self.max_items {
+                // One more item is one too many: skipped, not built.
+                return match seq.next_element::<de::IgnoredAny>()? {
+                    None => Ok(Value::Array(items)),
+                    Some(_) => Err(self.too_many_items()),
+                };
+            }
             match seq.next_element_seed(self) {
                 Ok(Some(item)) => items.push(item),
-                Ok(None) => return Ok(Value::Array(items)),
+                Ok(None) => {
+                    items.shrink_to_fit();
+                    return Ok(Value::Array(items));
+                }
                 Err(e) => {
                     self.unwinding_through(&items.len().to_string());
                     return Err(e);
@@ -606,7 +672,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
+        loop {
+            if object.len() == self.max_items {
+                return match access.next_key::<de::IgnoredAny>()? {
+                    None => Ok(Value::Object(object)),
+                    Some(_) => Err(self.too_many_items()),
+                };
+            }
+            let Some(key) = access.next_key::<String>()? else {
+                break;
+            };
             let value = match access.next_value_seed(self) {
                 Ok(value) => value,
                 Err(e) => {
@@ -619,11 +694,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                     slot.insert(value);
                 }
                 Entry::Occupied(slot) => {
-                    *self.duplicate.borrow_mut() = Some(Duplicate {
+                    return Err(self.stop(Failure::Duplicate {
                         key: slot.key().clone(),
                         reversed_path: Vec::new(),
-                    });
-                    return Err(de::Error::custom("duplicate key"));
+                    }));
                 }
             }
         }
@@ -637,9 +711,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 fn ast_to_value(value: ast::Value<'_>, listing: &mut Listing) -> Result<Value, Failure> {
     // The path to a duplicate key is gathered as its error unwinds, never built on the way down.
     let unwinding_through = |segment: &str, mut failure: Failure| {
-        if let Failure::Duplicate { reversed_path, .. } = &mut failure {
-            reversed_path.push(abridged_segment(segment).into_owned());
-        }
+        failure.unwinding_through(segment);
         failure
     };
     Ok(match value {
@@ -805,6 +877,39 @@ fn nesting_exceeds(text: &str, max_depth: usize) -> bool {
                 }
             }
             b']' | b'}' => open = open.saturating_sub(1),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    flow.is_break()
+}
+
+/// Whether an array or object in `text` holds more than `max_items` items (an object's entries
+/// counted once, by their keys). A flat scan, like [`nesting_exceeds`], run after it (so the
+/// stack of counts is no deeper than the depth limit).
+fn items_exceed(text: &str, max_items: usize) -> bool {
+    // Per open array or object: items so far, and whether the next value starts an item.
+    let mut counts: Vec<(usize, bool)> = Vec::new();
+    let flow = for_each_code_byte(text, |_, b| {
+        let starts_item = !b.is_ascii_whitespace() && !matches!(b, b',' | b':' | b']' | b'}');
+        if starts_item
+            && let Some((count, expecting)) = counts.last_mut()
+            && *expecting
+        {
+            *count += 1;
+            *expecting = false;
+            if *count > max_items {
+                return ControlFlow::Break(());
+            }
+        }
+        match b {
+            b'[' | b'{' => counts.push((0, true)),
+            b']' | b'}' => drop(counts.pop()),
+            b',' => {
+                if let Some((_, expecting)) = counts.last_mut() {
+                    *expecting = true;
+                }
+            }
             _ => {}
         }
         ControlFlow::Continue(())

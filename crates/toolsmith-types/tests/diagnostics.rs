@@ -325,3 +325,40 @@ fn a_duplicate_key_error_quotes_a_long_key_cut_short() {
     assert_eq!(errors.0[0].code.as_str(), "duplicate_key");
     assert!(shown.len() < 4096, "{} bytes", shown.len());
 }
+
+// ---------------------------------------------------------------------------------------------
+// The reader stops at the limit on items instead of building what it refuses
+
+#[test]
+fn an_array_past_the_item_limit_is_refused_at_its_path_while_it_is_read() {
+    let graph = object(vec![Field::new("xs", Type::array(Type::integer()))]);
+    let policy = Policy {
+        limits: Limits {
+            max_items: 1_000,
+            ..Limits::default()
+        },
+        ..Policy::default()
+    };
+    let text = format!("{{\"xs\": [{}]}}", vec!["1"; 1_001].join(","));
+    let errors = coerce_arguments(&graph, Arguments::Text(&text), &policy).unwrap_err();
+    let codes: Vec<_> = errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.code.as_str()))
+        .collect();
+    assert_eq!(codes, [("/xs", "too_large")]);
+    assert_eq!(errors.0[0].expected, "at most 1000 items");
+    // As many as the limit are fine, and so is near-JSON within it.
+    let text = format!("{{\"xs\": [{}]}}", vec!["1"; 1_000].join(","));
+    assert!(coerce_arguments(&graph, Arguments::Text(&text), &policy).is_ok());
+    let text = format!("{{xs: [{},],}}", vec!["1"; 1_000].join(","));
+    assert!(coerce_arguments(&graph, Arguments::Text(&text), &policy).is_ok());
+
+    // Near-JSON is read by a parser that builds its whole tree: a scan refuses it first.
+    let text = format!("{{xs: [{}]}}", vec!["1"; 1_001].join(","));
+    let errors = coerce_arguments(&graph, Arguments::Text(&text), &policy).unwrap_err();
+    assert_eq!(errors.0[0].code.as_str(), "too_large");
+    assert_eq!(
+        errors.0[0].expected,
+        "argument text whose arrays and objects hold at most 1000 items each"
+    );
+}
