@@ -212,3 +212,30 @@ fn coerce_lists_at_most_100_repairs_and_says_how_many_more_there_were() {
         })
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Positions
+
+#[test]
+fn a_number_no_float_holds_is_reported_at_its_own_column() {
+    let schema = SchemaFile::new(
+        "nx.schema.json",
+        &serde_json::json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer"}, "x": {"type": "number"}}
+        }),
+    );
+    let run = toolsmith(
+        &["coerce", "--schema", schema.path(), r#"{"n":1,"x":1e999}"#],
+        b"",
+    );
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    let error = &run.json()["errors"][0];
+    assert_eq!(error["code"], "json_invalid");
+    let expected = error["expected"].as_str().unwrap();
+    assert!(
+        expected
+            .ends_with("the number 1e999 cannot be read: number out of range at line 1 column 12)"),
+        "{expected}"
+    );
+}

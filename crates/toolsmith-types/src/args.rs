@@ -360,20 +360,44 @@ impl Failure {
     }
 }
 
+/// Why text is not JSON: what is wrong, and the byte offset of the token that is.
 struct Invalid {
+    /// What is wrong, without a position.
     reason: String,
     at: usize,
 }
 
 impl Invalid {
     fn into_error(self, text: &str) -> CoerceError {
+        let (line, column) = line_and_column(text, self.at);
         CoerceError::new(
             "",
             ErrorCode::JsonInvalid,
             Some(Value::String(excerpt(text, self.at))),
-            format!("a JSON object of arguments (invalid JSON: {})", self.reason),
+            format!(
+                "a JSON object of arguments (invalid JSON: {} at line {line} column {column})",
+                self.reason
+            ),
         )
     }
+}
+
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let column = before.get(line_start..).map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// `serde_json`'s message without the position it appends (which [`Invalid`] says itself).
+fn serde_reason(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    message
+        .strip_suffix(&suffix)
+        .map_or_else(|| message.clone(), str::to_owned)
 }
 
 /// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order, and
@@ -482,13 +506,22 @@ fn parse_options(without: &[RepairCode]) -> ParseOptions {
     }
 }
 
-fn from_parse_error(e: ParseError) -> Failure {
-    if matches!(e.kind(), ParseErrorKind::NestingDepthExceeded) {
-        return Failure::TooDeep;
+/// `jsonc-parser`'s error about `text` as a failure; the position is the offending token's (the
+/// parser puts a missing comma or colon right after the token before it: the token after is
+/// the one in the way).
+fn from_parse_error(text: &str, e: &ParseError) -> Failure {
+    let mut at = e.range().start;
+    match e.kind() {
+        ParseErrorKind::NestingDepthExceeded => return Failure::TooDeep,
+        ParseErrorKind::ExpectedComma | ParseErrorKind::ExpectedColonAfterObjectKey => {
+            let rest = text.get(at..).unwrap_or_default();
+            at += rest.len() - rest.trim_start().len();
+        }
+        _ => {}
     }
     Failure::Invalid(Invalid {
-        reason: lowercase_first(&e.to_string()),
-        at: e.range().start,
+        reason: lowercase_first(&e.kind().to_string()),
+        at,
     })
 }
 
@@ -524,9 +557,11 @@ fn read_strict(text: &str, limits: &Limits) -> Result<(Value, Numbers), Failure>
     if error.to_string().starts_with("recursion limit exceeded") {
         return lenient_value(text, limits, &parse_options(&LENIENCIES));
     }
+    // serde_json's position is that of the last byte it read: the offending token's first, or
+    // the end of the text.
     Err(Failure::Invalid(Invalid {
         at: byte_offset(text, error.line(), error.column()),
-        reason: error.to_string(),
+        reason: serde_reason(&error),
     }))
 }
 
@@ -545,7 +580,8 @@ fn lenient_value(
             somewhere: true,
         });
     }
-    let ast = parse_to_ast(text, &CollectOptions::default(), options).map_err(from_parse_error)?;
+    let ast = parse_to_ast(text, &CollectOptions::default(), options)
+        .map_err(|e| from_parse_error(text, &e))?;
     match ast.value {
         Some(value) => {
             let mut listing = Listing::default();
@@ -726,7 +762,11 @@ fn ast_to_value(value: ast::Value<'_>, listing: &mut Listing) -> Result<Value, F
             }
             Err(e) => {
                 return Err(Failure::Invalid(Invalid {
-                    reason: format!("the number {} cannot be read: {e}", n.value),
+                    reason: format!(
+                        "the number {} cannot be read: {}",
+                        n.value,
+                        serde_reason(&e)
+                    ),
                     at: n.range.start,
                 }));
             }
