@@ -239,3 +239,27 @@ fn a_number_no_float_holds_is_reported_at_its_own_column() {
         "{expected}"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// A byte-order mark on stdin
+
+#[test]
+fn arguments_on_stdin_after_a_byte_order_mark_are_read() {
+    let run = toolsmith(
+        &["call", "text_wc", "-"],
+        "\u{feff}{\"text\": \"a b\\nc\"}".as_bytes(),
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout.trim_end(), "Lines: 2, Words: 3, Characters: 5");
+
+    let schema = tags_schema();
+    let run = toolsmith(
+        &["coerce", "--schema", schema.path(), "--strict", "-"],
+        "\u{feff}{\"tags\": [\"a\"]}".as_bytes(),
+    );
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.json(),
+        serde_json::json!({"value": {"tags": ["a"]}, "repairs": []})
+    );
+}

@@ -48,7 +48,8 @@ pub struct ParsedArguments {
 
 /// Reads argument text into a JSON object.
 ///
-/// Clean JSON objects are accepted as they are; blank text is `{}`. Near-JSON (a markdown code
+/// Clean JSON objects are accepted as they are; blank text is `{}`; a leading byte-order mark
+/// is dropped without a repair (it is transport noise, not part of the JSON). Near-JSON (a markdown code
 /// fence, comments, trailing commas, single quotes, unquoted keys, Python `True`/`False`/`None`,
 /// an object encoded twice as a JSON string) is repaired, one [`Repair`] per kind, each at path
 /// `""` with the original text as `from` (cut after 1024 characters). Numbers keep their exact
@@ -180,8 +181,8 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
     policy: &Policy,
 ) -> Result<Deserialized<T>, CoerceErrors> {
     let text = match arguments {
-        Arguments::Text(text) => Some(text),
-        Arguments::Json(Value::String(text)) => Some(text.as_str()),
+        Arguments::Text(text) => Some(without_bom(text)),
+        Arguments::Json(Value::String(text)) => Some(without_bom(text)),
         Arguments::Json(_) => None,
     };
     if let Some(text) = text {
@@ -225,7 +226,14 @@ struct ReadArguments<'t> {
 }
 
 fn read_arguments<'t>(text: &'t str, limits: &Limits) -> Result<ReadArguments<'t>, CoerceErrors> {
-    read_object(text, limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
+    read_object(without_bom(text), limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
+}
+
+/// `text` without a leading byte-order mark: transport noise (some editors and Windows tools
+/// write one before UTF-8 text), dropped silently as every JSON reader that tolerates one does,
+/// and never a repair: it changes no reading.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// One error about the whole text (boxed: the rare path stays off the common one's stack).
@@ -317,6 +325,69 @@ fn read_object<'t>(
             }
         }
         other => Err(Box::new(not_an_object(other))),
+    }
+}
+
+/// What JSON text sent inside a string (an array or object for a container) reads as.
+pub(crate) enum JsonText {
+    /// The JSON value it holds.
+    Value(Value),
+    /// It is not JSON text: the string is a string.
+    NotJson,
+    /// It is JSON text that the limits or the rules refuse (too deep, too many items, a key
+    /// twice): an error, never another reading.
+    Refused(Refusal),
+}
+
+/// Why JSON text inside a string was refused, and the depth limit in force.
+pub(crate) struct Refusal(Failure, usize);
+
+impl Refusal {
+    /// The error's code and expectation, for the string's own path.
+    pub(crate) fn code_and_expected(self) -> (ErrorCode, String) {
+        match self.0 {
+            Failure::TooDeep => (
+                ErrorCode::TooDeep,
+                format!(
+                    "at most {} levels of nesting (JSON text inside a string counts)",
+                    self.1
+                ),
+            ),
+            Failure::Duplicate { reversed_path, key } => {
+                let within = bounded_pointer(reversed_path);
+                let at = if within.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (at {within})")
+                };
+                (
+                    ErrorCode::DuplicateKey,
+                    format!(
+                        "JSON text with each key at most once: `{}` is twice{at}",
+                        abridged_segment(&key)
+                    ),
+                )
+            }
+            Failure::TooManyItems { max, .. } => (
+                ErrorCode::TooLarge,
+                format!("JSON text whose arrays and objects hold at most {max} items each"),
+            ),
+            Failure::Invalid(invalid) => (ErrorCode::JsonInvalid, invalid.reason),
+        }
+    }
+}
+
+/// Reads `text`, sent inside a string, as strict JSON nested at most `max_depth` levels below
+/// its outermost value: the one rule for JSON inside a string, as for argument text (the depth
+/// is measured before any parser runs, and limits and duplicate keys are errors).
+pub(crate) fn read_json_text(text: &str, max_depth: usize, limits: &Limits) -> JsonText {
+    if nesting_exceeds(text, max_depth) {
+        return JsonText::Refused(Refusal(Failure::TooDeep, limits.max_depth));
+    }
+    match read_strict(text, limits) {
+        Ok((value, _)) => JsonText::Value(value),
+        Err(Failure::Invalid(_)) => JsonText::NotJson,
+        Err(failure) => JsonText::Refused(Refusal(failure, limits.max_depth)),
     }
 }
 

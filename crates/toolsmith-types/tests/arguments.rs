@@ -691,3 +691,15 @@ fn every_position_in_an_error_points_at_the_offending_token() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// A byte-order mark, and JSON inside strings
+
+#[test]
+fn a_leading_byte_order_mark_is_dropped_without_a_repair() {
+    let parsed = parse_arguments("\u{feff}{\"n\": 1}", &Policy::strict()).unwrap();
+    assert_eq!(Value::Object(parsed.value), json!({"n": 1}));
+    assert!(parsed.repairs.is_empty());
+    // Only at the start: elsewhere it is a character like any other.
+    assert!(parse_arguments("{\"n\": 1}\u{feff}", &Policy::default()).is_err());
+}

@@ -362,3 +362,55 @@ fn an_array_past_the_item_limit_is_refused_at_its_path_while_it_is_read() {
         "argument text whose arrays and objects hold at most 1000 items each"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// JSON inside a string: read as JSON, or refused; never another reading
+
+#[test]
+fn json_text_in_a_string_too_deep_to_read_is_an_error_naming_the_limit() {
+    let graph = object(vec![Field::new("tags", Type::array(Type::Any))]);
+    // Shallow JSON text is parsed, as it always was.
+    let out = coerce(&graph, &json!({"tags": "[[1]]"}), &Policy::default()).unwrap();
+    assert_eq!(out.value, json!({"tags": [[1]]}));
+    // Deep JSON text is neither parsed nor wrapped as a string: it is too deep.
+    for depth in [200, 10_000] {
+        let deep = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let errors = coerce(&graph, &json!({ "tags": deep }), &Policy::default()).unwrap_err();
+        let codes: Vec<_> = errors
+            .iter()
+            .map(|e| (e.path.as_str(), e.code.as_str()))
+            .collect();
+        assert_eq!(codes, [("/tags", "too_deep")], "depth {depth}");
+        assert!(
+            errors.0[0].expected.contains("at most 128 levels"),
+            "{}",
+            errors.0[0].expected
+        );
+    }
+    // The depth counts from the top of the arguments, as for any other value: `tags` is at
+    // depth 1, so 128 arrays reach depth 128, the limit.
+    let within = format!("{}{}", "[".repeat(128), "]".repeat(128));
+    assert!(coerce(&graph, &json!({ "tags": within }), &Policy::default()).is_ok());
+    let past = format!("{}{}", "[".repeat(129), "]".repeat(129));
+    assert!(coerce(&graph, &json!({ "tags": past }), &Policy::default()).is_err());
+}
+
+#[test]
+fn json_text_in_a_string_with_a_key_twice_is_an_error_not_a_string() {
+    let graph = object(vec![Field::new(
+        "items",
+        Type::array(Type::Map(MapType::new(Type::integer()))),
+    )]);
+    let errors = coerce(
+        &graph,
+        &json!({"items": r#"[{"a": 1, "a": 2}]"#}),
+        &Policy::default(),
+    )
+    .unwrap_err();
+    assert_eq!(errors.0[0].code.as_str(), "duplicate_key");
+    assert_eq!(errors.0[0].path, "/items");
+    // Text that is not JSON is still a string, wrapped as an array's one item where it fits.
+    let strings = object(vec![Field::new("tags", Type::array(Type::string()))]);
+    let out = coerce(&strings, &json!({"tags": "[not json"}), &Policy::default()).unwrap();
+    assert_eq!(out.value, json!({"tags": ["[not json"]}));
+}

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::args::{JsonText, read_json_text};
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
 use crate::policy::{Mode, Policy};
 use crate::ty::{StructType, Type, TypeGraph};
@@ -30,7 +31,7 @@ use path::Path;
 
 pub(crate) use canonical::{Fast, is_canonical_text, read_canonical};
 use literal::Literals;
-pub(crate) use literal::{NumberLiterals, number_tokens};
+pub(crate) use literal::NumberLiterals;
 pub(crate) use path::{abridged_segment, bounded_pointer};
 
 /// A successful coercion: the canonical value and every repair made to reach it.
@@ -495,25 +496,64 @@ impl<'g> Coercer<'g> {
             );
         }
         if let (Value::String(text), Some(open)) = (input, json_text_opening(ty))
-            && let Some(parsed) = parse_json_text(text, open)
+            && text.trim_start().starts_with(open)
         {
-            let expected = if open == '[' { "an array" } else { "an object" };
-            let code = RepairCode::ParsedJsonString;
-            if !self.repair(path, code, expected, input, &parsed)
-                || !self.within_limits(&parsed, path)
-            {
-                return None;
+            // JSON text for a container is read as JSON, or refused; never read another way
+            // because it is too deep or too large to read.
+            let depth_left = self.policy.limits.max_depth.saturating_sub(path.depth);
+            let parsed = match read_json_text(text, depth_left, &self.policy.limits) {
+                JsonText::Value(parsed) if kind_opened_by(&parsed) == Some(open) => Some(parsed),
+                JsonText::Value(_) | JsonText::NotJson => None,
+                JsonText::Refused(error) => {
+                    let (code, expected) = error.code_and_expected();
+                    return self.fail(path, code, None, expected);
+                }
+            };
+            if let Some(parsed) = parsed {
+                return self.json_text(ty, text, input, parsed, open, path, hops);
             }
-            // Its numbers are decided on their literals too, while `parsed` is walked.
-            self.in_json_text
-                .push(Literals::attach(&parsed, number_tokens(text)));
-            let out = self.dispatch(ty, &parsed, path, hops + 1);
-            self.in_json_text.pop();
-            return Some(match out? {
-                Out::Same => Out::New(parsed),
-                changed => changed,
-            });
         }
+        self.dispatch_value(ty, input, path, hops)
+    }
+
+    /// Coerces `parsed`, an array or object (opened by `open`) read from `text`, the string
+    /// `input`, as `ty`.
+    #[allow(clippy::too_many_arguments)]
+    fn json_text(
+        &mut self,
+        ty: &'g Type,
+        text: &str,
+        input: &Value,
+        parsed: Value,
+        open: char,
+        path: &Path<'_>,
+        hops: u8,
+    ) -> Option<Out> {
+        let expected = if open == '[' { "an array" } else { "an object" };
+        let code = RepairCode::ParsedJsonString;
+        if !self.repair(path, code, expected, input, &parsed) || !self.within_limits(&parsed, path)
+        {
+            return None;
+        }
+        // Its numbers are decided on their literals too, while `parsed` is walked.
+        let literals = NumberLiterals::Text(text.into()).of(&parsed);
+        self.in_json_text.push(literals);
+        let out = self.dispatch(ty, &parsed, path, hops + 1);
+        self.in_json_text.pop();
+        Some(match out? {
+            Out::Same => Out::New(parsed),
+            changed => changed,
+        })
+    }
+
+    /// Coerces `input` as `ty`, by its kind.
+    fn dispatch_value(
+        &mut self,
+        ty: &'g Type,
+        input: &Value,
+        path: &Path<'_>,
+        hops: u8,
+    ) -> Option<Out> {
         match ty {
             Type::String(st) => self.string(st, input, path),
             Type::Integer(it) => self.integer(it, input, path),
@@ -809,14 +849,11 @@ fn json_text_opening(ty: &Type) -> Option<char> {
     }
 }
 
-/// Parses `text` as JSON when it holds exactly one array (`open` = `[`) or object (`{`).
-fn parse_json_text(text: &str, open: char) -> Option<Value> {
-    if !text.trim_start().starts_with(open) {
-        return None;
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(value @ Value::Array(_)) if open == '[' => Some(value),
-        Ok(value @ Value::Object(_)) if open == '{' => Some(value),
+/// The bracket that opens the JSON text of `value`, when it is an array or an object.
+fn kind_opened_by(value: &Value) -> Option<char> {
+    match value {
+        Value::Array(_) => Some('['),
+        Value::Object(_) => Some('{'),
         _ => None,
     }
 }
