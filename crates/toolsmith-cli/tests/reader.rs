@@ -73,9 +73,12 @@ struct SchemaFile(std::path::PathBuf);
 
 impl SchemaFile {
     fn new(name: &str, schema: &Value) -> Self {
+        // Tests run at once: each file its own, though two tests use the same schema.
+        static SERIAL: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!("toolsmith-reader-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
+        let path = dir.join(format!("{serial}-{name}"));
         std::fs::write(&path, schema.to_string()).unwrap();
         SchemaFile(path)
     }
@@ -261,5 +264,25 @@ fn arguments_on_stdin_after_a_byte_order_mark_are_read() {
     assert_eq!(
         run.json(),
         serde_json::json!({"value": {"tags": ["a"]}, "repairs": []})
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sizes
+
+#[test]
+fn a_string_past_the_limit_is_refused_stating_its_real_size() {
+    let schema = SchemaFile::new(
+        "note.schema.json",
+        &serde_json::json!({"type": "object", "properties": {"note": {"type": "string"}}}),
+    );
+    let text = format!("{{\"note\": \"{}\"}}", "x".repeat(1_500_000));
+    let run = toolsmith(&["coerce", "--schema", schema.path(), "-"], text.as_bytes());
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    let error = &run.json()["errors"][0];
+    assert_eq!(error["code"], "too_large");
+    assert_eq!(
+        error["message"],
+        "`note`: expected a string of at most 1,048,576 bytes; 1,500,000 bytes were sent"
     );
 }

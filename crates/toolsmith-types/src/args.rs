@@ -24,7 +24,7 @@ use crate::coerce::{
     Coerced, Fast, NumberLiterals, abridged_segment, abridged_text, bounded_pointer, capped,
     coerce, coerce_read, is_canonical_text, read_canonical,
 };
-use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
 use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
 
@@ -126,6 +126,47 @@ pub fn coerce_arguments(
             Err(CoerceErrors(errors))
         }
     }
+}
+
+/// How long a text is, as far as its reader knows: a reader that stops at a limit, as it
+/// should, knows only that the text is longer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextLength {
+    /// This many bytes.
+    Exactly(usize),
+    /// More than this many bytes (the reader stopped after them).
+    Over(usize),
+}
+
+/// The `too_large` error for argument text past `max_bytes`, saying how long it is as far as
+/// that is known: what [`coerce_arguments`] reports for text it is given, and what a reader
+/// that stops reading at the limit (say, of standard input) reports itself.
+///
+/// ```
+/// use toolsmith_types::{TextLength, text_too_large};
+///
+/// let read = text_too_large(1_000, TextLength::Exactly(1_500_000));
+/// assert_eq!(read.expected, "argument text of at most 1,000 bytes; 1,500,000 bytes were sent");
+/// let cut = text_too_large(1_000, TextLength::Over(1_000));
+/// assert_eq!(
+///     cut.expected,
+///     "argument text of at most 1,000 bytes; more than 1,000 bytes were sent"
+/// );
+/// ```
+pub fn text_too_large(max_bytes: usize, length: TextLength) -> CoerceError {
+    let sent = match length {
+        TextLength::Exactly(bytes) => count(bytes),
+        TextLength::Over(read) => format!("more than {}", count(read)),
+    };
+    CoerceError::new(
+        "",
+        ErrorCode::TooLarge,
+        None,
+        format!(
+            "argument text of at most {} bytes; {sent} bytes were sent",
+            count(max_bytes)
+        ),
+    )
 }
 
 /// Arguments coerced and deserialized into the Rust type that takes them.
@@ -252,16 +293,8 @@ fn read_object<'t>(
     level: Level,
 ) -> Result<ReadArguments<'t>, TextError> {
     if text.len() > limits.max_input_bytes {
-        return Err(Box::new(CoerceError::new(
-            "",
-            ErrorCode::TooLarge,
-            None,
-            format!(
-                "argument text of at most {} bytes, not {} bytes",
-                limits.max_input_bytes,
-                text.len()
-            ),
-        )));
+        let length = TextLength::Exactly(text.len());
+        return Err(Box::new(text_too_large(limits.max_input_bytes, length)));
     }
     if nesting_exceeds(text, limits.max_depth) {
         return Err(Box::new(too_deep(limits.max_depth)));
@@ -288,10 +321,15 @@ fn read_object<'t>(
                 max,
                 somewhere,
             } => {
+                // Reading stopped at the first item past the limit: how many more is not known.
                 let expected = if somewhere {
-                    format!("argument text whose arrays and objects hold at most {max} items each")
+                    format!(
+                        "argument text whose arrays and objects hold at most {} items each; one \
+                         sent holds more",
+                        count(max)
+                    )
                 } else {
-                    format!("at most {max} items")
+                    format!("at most {} items; more were sent", count(max))
                 };
                 CoerceError::new(
                     bounded_pointer(reversed_path),
@@ -370,7 +408,11 @@ impl Refusal {
             }
             Failure::TooManyItems { max, .. } => (
                 ErrorCode::TooLarge,
-                format!("JSON text whose arrays and objects hold at most {max} items each"),
+                format!(
+                    "JSON text whose arrays and objects hold at most {} items each; one sent \
+                     holds more",
+                    count(max)
+                ),
             ),
             Failure::Invalid(invalid) => (ErrorCode::JsonInvalid, invalid.reason),
         }

@@ -561,6 +561,19 @@ pub fn did_you_mean<'a>(
         .map(|(_, c)| c.to_owned())
 }
 
+/// `n` with its thousands separated by commas (`1,572,864`), as sizes are written in messages.
+pub(crate) fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 /// The longest text, in bytes, that [`did_you_mean`] compares with the candidates.
 const MAX_TYPO_BYTES: usize = 256;
 

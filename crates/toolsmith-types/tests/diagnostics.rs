@@ -346,7 +346,7 @@ fn an_array_past_the_item_limit_is_refused_at_its_path_while_it_is_read() {
         .map(|e| (e.path.as_str(), e.code.as_str()))
         .collect();
     assert_eq!(codes, [("/xs", "too_large")]);
-    assert_eq!(errors.0[0].expected, "at most 1000 items");
+    assert_eq!(errors.0[0].expected, "at most 1,000 items; more were sent");
     // As many as the limit are fine, and so is near-JSON within it.
     let text = format!("{{\"xs\": [{}]}}", vec!["1"; 1_000].join(","));
     assert!(coerce_arguments(&graph, Arguments::Text(&text), &policy).is_ok());
@@ -359,7 +359,7 @@ fn an_array_past_the_item_limit_is_refused_at_its_path_while_it_is_read() {
     assert_eq!(errors.0[0].code.as_str(), "too_large");
     assert_eq!(
         errors.0[0].expected,
-        "argument text whose arrays and objects hold at most 1000 items each"
+        "argument text whose arrays and objects hold at most 1,000 items each; one sent holds more"
     );
 }
 
@@ -413,4 +413,37 @@ fn json_text_in_a_string_with_a_key_twice_is_an_error_not_a_string() {
     let strings = object(vec![Field::new("tags", Type::array(Type::string()))]);
     let out = coerce(&strings, &json!({"tags": "[not json"}), &Policy::default()).unwrap();
     assert_eq!(out.value, json!({"tags": ["[not json"]}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// A size error says the size that was sent
+
+#[test]
+fn a_size_error_states_the_size_sent_beside_the_limit() {
+    let graph = object(vec![
+        Field::new("text", Type::string()).optional(),
+        Field::new("xs", Type::array(Type::integer())).optional(),
+    ]);
+    let policy = Policy {
+        limits: Limits {
+            max_items: 10,
+            ..Limits::default()
+        },
+        ..Policy::default()
+    };
+    let text = "x".repeat(1_500_000);
+    let errors = coerce(&graph, &json!({ "text": text }), &policy).unwrap_err();
+    assert_eq!(
+        errors.0[0].message(),
+        "`text`: expected a string of at most 1,048,576 bytes; 1,500,000 bytes were sent"
+    );
+    let errors = coerce(&graph, &json!({"xs": vec![1; 15]}), &policy).unwrap_err();
+    assert_eq!(errors.0[0].expected, "at most 10 items; 15 were sent");
+
+    let long = format!("{{\"text\": \"{}\"}}", "y".repeat(9_000_000));
+    let errors = coerce_arguments(&graph, Arguments::Text(&long), &Policy::default()).unwrap_err();
+    assert_eq!(
+        errors.0[0].expected,
+        "argument text of at most 8,388,608 bytes; 9,000,012 bytes were sent"
+    );
 }

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::args::{JsonText, read_json_text};
-use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
 use crate::policy::{Mode, Policy};
 use crate::ty::{StructType, Type, TypeGraph};
 
@@ -461,16 +461,23 @@ impl<'g> Coercer<'g> {
             self.error(path, ErrorCode::TooDeep, None, expected);
             return false;
         }
+        // The size that was sent, beside the limit it is past: what to cut, and by how much.
         let expected = match input {
-            Value::String(s) if s.len() > limits.max_string_bytes => {
-                format!("a string of at most {} bytes", limits.max_string_bytes)
-            }
-            Value::Array(items) if items.len() > limits.max_items => {
-                format!("at most {} items", limits.max_items)
-            }
-            Value::Object(map) if map.len() > limits.max_items => {
-                format!("at most {} entries", limits.max_items)
-            }
+            Value::String(s) if s.len() > limits.max_string_bytes => format!(
+                "a string of at most {} bytes; {} bytes were sent",
+                count(limits.max_string_bytes),
+                count(s.len())
+            ),
+            Value::Array(items) if items.len() > limits.max_items => format!(
+                "at most {} items; {} were sent",
+                count(limits.max_items),
+                count(items.len())
+            ),
+            Value::Object(map) if map.len() > limits.max_items => format!(
+                "at most {} entries; {} were sent",
+                count(limits.max_items),
+                count(map.len())
+            ),
             _ => return true,
         };
         self.error(path, ErrorCode::TooLarge, None, expected);
