@@ -286,3 +286,47 @@ fn a_string_past_the_limit_is_refused_stating_its_real_size() {
         "`note`: expected a string of at most 1,048,576 bytes; 1,500,000 bytes were sent"
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// A pattern the linear-time matcher cannot express
+
+#[test]
+fn a_lookbehind_pattern_imports_leniently_with_a_warning_and_is_refused_strictly() {
+    let schema = SchemaFile::new(
+        "lookbehind.schema.json",
+        &serde_json::json!({
+            "type": "object",
+            "properties": {"s": {"type": "string", "pattern": "(?<=x)a"}}
+        }),
+    );
+    let run = toolsmith(&["coerce", "--schema", schema.path(), r#"{"s": "b"}"#], b"");
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["value"], serde_json::json!({"s": "b"}));
+    assert!(
+        run.stderr.contains("/properties/s/pattern")
+            && run.stderr.contains("cannot be enforced")
+            && run.stderr.contains("(unsupported_keyword)"),
+        "{}",
+        run.stderr
+    );
+
+    let strict = toolsmith(
+        &[
+            "coerce",
+            "--schema",
+            schema.path(),
+            "--strict-import",
+            r#"{"s": "b"}"#,
+        ],
+        b"",
+    );
+    assert_eq!(strict.code, 2, "stdout: {}", strict.stdout);
+
+    // Not a regular expression at all: refused in both modes.
+    let broken = SchemaFile::new(
+        "broken.schema.json",
+        &serde_json::json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "("}}}),
+    );
+    let run = toolsmith(&["coerce", "--schema", broken.path(), r#"{"s": "b"}"#], b"");
+    assert_eq!(run.code, 2, "stdout: {}", run.stdout);
+}
