@@ -5,7 +5,19 @@
 //! a markdown code fence is blanked out, Python literals are rewritten, and `jsonc-parser` reads
 //! the near-JSON leniencies (comments, trailing commas, single quotes, unquoted keys), each of
 //! which is named in its own repair. Nesting is measured by a flat scan before any recursive
-//! parser sees the text, so hostile input is an error, never a stack overflow.
+//! parser sees the text, so hostile input is an error, never a stack overflow; an array or
+//! object past the limit on items stops the reading (near-JSON, whose parser builds its whole
+//! tree first, is scanned for it before), so what is refused is never built.
+//!
+//! Rules beside the rulebook's table:
+//! - a leading byte-order mark is dropped without a repair: it is transport noise, not JSON,
+//!   and dropping it is what JSON readers that tolerate one do (the MCP transport does too);
+//! - JSON sent inside a string, where an array or object is expected, is read by the same
+//!   strict reader: parsed, or refused (nested past the depth limit, an array past the item
+//!   limit, a key twice) with an error naming the limit or the key; it is never read another
+//!   way (as a string to wrap in an array) because it is too deep to parse. Text that is not
+//!   JSON stays a string;
+//! - error positions are the offending token's line and column, in characters.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};

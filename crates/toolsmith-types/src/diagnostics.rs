@@ -3,6 +3,12 @@
 //! Every diagnostic has a JSON Pointer path (RFC 6901, `""` for the root), a stable snake_case
 //! code, and the offending input; each renders once, here, into a short message a model can act
 //! on.
+//!
+//! No diagnostic grows with the input: errors past [`Limits::max_errors`](crate::Limits) and
+//! repairs past `max_repairs` are counted, never built, and summarised in one `too_many_errors`
+//! error or `too_many_repairs` entry; a quoted value is abridged to a few kilobytes, a path
+//! through long keys to a couple (a key past 256 characters, or the outer part of a path past
+//! 2048 bytes, is cut and marked `…`).
 
 use std::fmt;
 
