@@ -1425,10 +1425,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                         // A regular expression, but not one matched in linear time: valid JSON
                         // Schema that coercion cannot enforce.
                         Err(e) if is_ecma_regex(source) => {
-                            let message = format!(
-                                "pattern `{source}` cannot be enforced ({e}): values are not \
-                                 checked against it"
-                            );
+                            let message = format!("pattern `{source}` cannot be enforced: {e}");
                             let at = pointer(path, "pattern");
                             self.unsupported(&at, ImportCode::UnsupportedKeyword, message);
                             None
@@ -1603,7 +1600,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                         ImportCode::UnsupportedKeyword,
                         format!(
                             "`multipleOf: {value}` of an integer cannot be enforced (only a \
-                             whole number can): values are not checked against it"
+                             whole number can)"
                         ),
                     );
                 }
@@ -1909,9 +1906,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             self.unsupported(
                 &path,
                 ImportCode::UnsupportedKeyword,
-                "`propertyNames` other than an `enum` of names cannot be enforced: keys are \
-                 not checked against it"
-                    .to_owned(),
+                "`propertyNames` other than an `enum` of names cannot be enforced".to_owned(),
             );
             return None;
         }
