@@ -72,14 +72,14 @@ pub fn run(root: &Path) -> Result<(), Error> {
         println!("==> [{}/{}] {name}", index + 1, STEPS.len());
         let step_started = Instant::now();
         let result = match check {
-            Check::Cargo { args, env } => {
-                let mut command = Command::new(process::cargo());
+            Check::Cargo { args, env } => process::cargo().and_then(|cargo| {
+                let mut command = Command::new(cargo);
                 command
                     .args(*args)
                     .envs(env.iter().copied())
                     .current_dir(root);
                 process::run(&mut command)
-            }
+            }),
             Check::Fuzz => fuzz_smoke(root),
             Check::Setup => peers::ensure(root).map(|_| ()),
             Check::E2e => e2e::run(root),

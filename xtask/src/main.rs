@@ -10,7 +10,8 @@
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
-//! argument vector, never through a shell. Exit codes: 0 success (or a task that honestly
+//! argument vector, never through a shell, and by a full path: a name is looked up in the
+//! absolute directories of `PATH` only, never in the current directory. Exit codes: 0 success (or a task that honestly
 //! skipped, saying why), 1 a failed step, 2 a usage error.
 
 mod bench;
@@ -137,7 +138,7 @@ fn deny(root: &Path) -> Result<(), Error> {
         return Ok(());
     }
     // The advisories check needs the network; it is deliberately not run here.
-    let mut command = Command::new(process::cargo());
+    let mut command = Command::new(process::cargo()?);
     command
         .args(["deny", "check", "licenses", "bans", "sources"])
         .current_dir(root);

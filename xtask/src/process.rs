@@ -6,9 +6,27 @@ use std::process::Command;
 
 use crate::Error;
 
-/// The cargo that started xtask (so `cargo +nightly xtask` stays on nightly), else `cargo`.
-pub fn cargo() -> OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"))
+/// The cargo that started xtask (so `cargo +nightly xtask` stays on nightly), else `cargo` found
+/// on `PATH` (see [`program`]).
+pub fn cargo() -> Result<OsString, Error> {
+    match std::env::var_os("CARGO") {
+        Some(cargo) => Ok(cargo),
+        None => program("cargo").map(PathBuf::into_os_string),
+    }
+}
+
+/// The program `name`, found in an absolute directory of `PATH`, to start by its full path.
+///
+/// A bare name handed to [`Command::new`] is searched by the system in every `PATH` entry,
+/// and an empty or relative one (`.`, `bin`) means the current directory: a program planted in
+/// a checkout would run. Resolving names here first keeps that from happening.
+pub fn program(name: &str) -> Result<PathBuf, Error> {
+    find_on_path(name).ok_or_else(|| {
+        Error::Failed(format!(
+            "`{name}` was not found in any absolute directory of PATH (relative entries, which \
+             name the current directory, are not searched)"
+        ))
+    })
 }
 
 /// The command line of `command`, for messages.
@@ -68,10 +86,16 @@ pub fn output(command: &mut Command) -> Result<String, Error> {
     }
 }
 
-/// The executable `name` in a directory of `PATH`.
+/// The executable `name` in an absolute directory of `PATH` (never the current directory).
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    find_in(name, &std::env::var_os("PATH")?)
+}
+
+/// The executable `name` in an absolute directory of the `PATH` value `path`; empty and
+/// relative entries are skipped.
+fn find_in(name: &str, path: &OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
 }
@@ -102,6 +126,8 @@ pub fn path_with(dir: &Path) -> Result<OsString, Error> {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -117,5 +143,32 @@ mod tests {
     #[test]
     fn missing_program_is_not_found_on_path() {
         assert_eq!(find_on_path("xtask-no-such-program-anywhere"), None);
+        assert!(matches!(
+            program("xtask-no-such-program-anywhere"),
+            Err(Error::Failed(message)) if message.contains("absolute directory of PATH")
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_program_is_found_in_an_absolute_path_entry_and_never_through_a_relative_one() {
+        let dir = std::env::temp_dir().join(format!("xtask-find-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tool = dir.join("xtask-planted-tool");
+        std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        // The same directory spelled relative to the current one, as `.` or `bin` would be.
+        let cwd = std::env::current_dir().unwrap();
+        let up: PathBuf = cwd.components().skip(1).map(|_| "..").collect();
+        let relative = up.join(dir.strip_prefix("/").unwrap());
+        assert!(is_executable(&relative.join("xtask-planted-tool")));
+        let found = |path: &Path| find_in("xtask-planted-tool", path.as_os_str());
+        assert_eq!(found(&relative), None);
+        assert_eq!(found(&dir), Some(tool.clone()));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
