@@ -22,11 +22,33 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The peer environment: `TOOLSMITH_PEERS`, else `target/peers/venv` under the workspace root.
+/// The peer environment: `TOOLSMITH_PEERS` (unless empty), else `target/peers/venv` under the
+/// workspace root.
+///
+/// # Panics
+///
+/// When `TOOLSMITH_PEERS` is a relative path: cargo runs each crate's tests from that crate's
+/// directory, so a relative path would name a different place for each (and a peer would be
+/// started by a relative path).
 pub fn peers_dir() -> PathBuf {
-    std::env::var_os("TOOLSMITH_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target").join("peers").join("venv"))
+    match peers_dir_from(std::env::var_os("TOOLSMITH_PEERS")) {
+        Ok(dir) => dir,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// The peer environment named by `configured` (the value of `TOOLSMITH_PEERS`), or why it
+/// cannot be used.
+fn peers_dir_from(configured: Option<std::ffi::OsString>) -> Result<PathBuf, String> {
+    match configured.filter(|dir| !dir.is_empty()).map(PathBuf::from) {
+        None => Ok(workspace_root().join("target").join("peers").join("venv")),
+        Some(dir) if dir.is_absolute() => Ok(dir),
+        Some(dir) => Err(format!(
+            "TOOLSMITH_PEERS must be an absolute path, not `{}`: tests run from each crate's \
+             own directory, so a relative path names a different place for each",
+            dir.display()
+        )),
+    }
 }
 
 /// The executable `name` in the peer environment's `bin`, when it is there.
@@ -82,6 +104,34 @@ mod tests {
     fn the_workspace_root_holds_the_workspace_manifest() {
         assert!(workspace_root().join("Cargo.toml").is_file());
         assert!(workspace_root().join("crates").is_dir());
+    }
+
+    #[test]
+    fn the_peer_environment_defaults_to_target_peers_venv() {
+        let default = Ok(workspace_root().join("target/peers/venv"));
+        assert_eq!(peers_dir_from(None), default);
+        assert_eq!(peers_dir_from(Some("".into())), default);
+    }
+
+    #[test]
+    fn an_absolute_peer_environment_is_taken_as_given() {
+        assert_eq!(
+            peers_dir_from(Some("/opt/peers".into())),
+            Ok(PathBuf::from("/opt/peers"))
+        );
+    }
+
+    #[test]
+    fn a_relative_peer_environment_is_refused() {
+        for relative in ["target/peers/venv", ".", "venv"] {
+            let refused = peers_dir_from(Some(relative.into()));
+            assert!(
+                refused
+                    .as_ref()
+                    .is_err_and(|message| message.contains("must be an absolute path")),
+                "{relative:?}: {refused:?}"
+            );
+        }
     }
 
     #[test]
