@@ -57,6 +57,23 @@ pub fn peer(name: &str) -> Option<PathBuf> {
     is_executable(&candidate).then_some(candidate)
 }
 
+/// The machine's own program `name` (`grep`, `rg`: not a peer of the environment), found in an
+/// absolute directory of `PATH`.
+///
+/// Empty and relative `PATH` entries are skipped: they name the current directory, and a
+/// program there is whatever the checkout holds. Start the path this returns, not the name,
+/// which the system would look up in every entry.
+pub fn system_program(name: &str) -> Option<PathBuf> {
+    system_program_in(name, &std::env::var_os("PATH")?)
+}
+
+fn system_program_in(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
 /// Whether a missing peer must fail the test (`TOOLSMITH_REQUIRE_PEERS` is set and not `0`).
 pub fn peers_required() -> bool {
     std::env::var_os("TOOLSMITH_REQUIRE_PEERS").is_some_and(|v| v != "0" && !v.is_empty())
@@ -98,6 +115,8 @@ fn is_executable(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -132,6 +151,25 @@ mod tests {
                 "{relative:?}: {refused:?}"
             );
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_system_program_is_found_only_through_absolute_path_entries() {
+        // The one executable every test run has: the test binary itself.
+        let exe = std::env::current_exe().unwrap();
+        let (dir, name) = (
+            exe.parent().unwrap(),
+            exe.file_name().unwrap().to_str().unwrap(),
+        );
+        assert_eq!(system_program_in(name, dir.as_os_str()), Some(exe.clone()));
+        // The same directory spelled relative to the current one.
+        let cwd = std::env::current_dir().unwrap();
+        let up: PathBuf = cwd.components().skip(1).map(|_| "..").collect();
+        let relative = up.join(dir.strip_prefix("/").unwrap());
+        assert!(is_executable(&relative.join(name)));
+        assert_eq!(system_program_in(name, relative.as_os_str()), None);
+        assert_eq!(system_program_in(name, std::ffi::OsStr::new(":.")), None);
     }
 
     #[test]
