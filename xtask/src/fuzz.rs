@@ -187,9 +187,7 @@ impl Fuzzer {
             }
         };
         command.arg("fuzz").current_dir(&self.root);
-        if let Some(dir) = &self.tools_bin {
-            command.env("PATH", process::path_with(dir)?);
-        }
+        command.env("PATH", process::search_path(self.tools_bin.as_deref())?);
         Ok(command)
     }
 

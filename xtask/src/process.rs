@@ -56,7 +56,11 @@ fn quote(arg: &OsStr) -> String {
 }
 
 /// Runs `command` with the terminal's standard streams, failing on a non-zero exit.
+///
+/// Unless the command sets its own, it runs with [`search_path`]: cargo, and what cargo starts
+/// (`cargo fuzz` looks `cargo-fuzz` up), then never search the current directory either.
 pub fn run(command: &mut Command) -> Result<(), Error> {
+    keep_to_absolute_path(command)?;
     let line = describe(command);
     eprintln!("$ {line}");
     let status = command
@@ -69,8 +73,10 @@ pub fn run(command: &mut Command) -> Result<(), Error> {
     }
 }
 
-/// Runs `command` and returns its standard output, failing on a non-zero exit.
+/// Runs `command` and returns its standard output, failing on a non-zero exit; its `PATH` is
+/// as [`run`] sets it.
 pub fn output(command: &mut Command) -> Result<String, Error> {
+    keep_to_absolute_path(command)?;
     let line = describe(command);
     let out = command
         .output()
@@ -116,12 +122,33 @@ pub fn is_executable(path: &Path) -> bool {
     }
 }
 
-/// `PATH` with `dir` in front of it.
-pub fn path_with(dir: &Path) -> Result<OsString, Error> {
-    let current = std::env::var_os("PATH").unwrap_or_default();
-    let dirs = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&current));
-    std::env::join_paths(dirs)
-        .map_err(|e| Error::Failed(format!("cannot add {} to PATH: {e}", dir.display())))
+/// The `PATH` xtask's children run with: `front` (when given) first, then the absolute entries
+/// of xtask's own `PATH`; its empty and relative entries, which name the current directory, are
+/// dropped.
+pub fn search_path(front: Option<&Path>) -> Result<OsString, Error> {
+    search_path_from(front, &std::env::var_os("PATH").unwrap_or_default())
+}
+
+fn search_path_from(front: Option<&Path>, current: &OsStr) -> Result<OsString, Error> {
+    let dirs = front
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(std::env::split_paths(current).filter(|dir| dir.is_absolute()));
+    std::env::join_paths(dirs).map_err(|e| Error::Failed(format!("cannot make PATH: {e}")))
+}
+
+/// Gives `command` [`search_path`] unless it sets its own `PATH`; with no absolute entry left,
+/// none at all (an empty `PATH` would be one empty entry: the current directory).
+fn keep_to_absolute_path(command: &mut Command) -> Result<(), Error> {
+    if !command.get_envs().any(|(name, _)| name == "PATH") {
+        let path = search_path(None)?;
+        if path.is_empty() {
+            command.env_remove("PATH");
+        } else {
+            command.env("PATH", path);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -138,6 +165,35 @@ mod tests {
             describe(&command),
             "cargo fuzz run 'a b' -max_total_time=20"
         );
+    }
+
+    #[test]
+    fn the_childrens_path_keeps_only_absolute_entries_after_the_one_put_first() {
+        let path = search_path_from(
+            Some(Path::new("/w/target/xtask-tools/bin")),
+            OsStr::new(":.:/usr/bin:bin:/bin:"),
+        );
+        assert_eq!(path, Ok("/w/target/xtask-tools/bin:/usr/bin:/bin".into()));
+        assert_eq!(
+            search_path_from(None, OsStr::new(".:/usr/bin")),
+            Ok("/usr/bin".into())
+        );
+    }
+
+    #[test]
+    fn a_command_without_its_own_path_gets_the_absolute_one() {
+        let mut command = Command::new("/bin/true");
+        keep_to_absolute_path(&mut command).unwrap();
+        let set: Vec<_> = command.get_envs().collect();
+        assert_eq!(set.len(), 1);
+        assert_eq!(set[0].0, "PATH");
+        assert_eq!(set[0].1, Some(search_path(None).unwrap().as_os_str()));
+
+        let mut own = Command::new("/bin/true");
+        own.env("PATH", "/opt/bin");
+        keep_to_absolute_path(&mut own).unwrap();
+        let set: Vec<_> = own.get_envs().collect();
+        assert_eq!(set, [(OsStr::new("PATH"), Some(OsStr::new("/opt/bin")))]);
     }
 
     #[test]
