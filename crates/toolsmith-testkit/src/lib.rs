@@ -5,10 +5,12 @@
 //! Python virtual environment, `target/peers/venv` under the workspace root, or wherever
 //! `TOOLSMITH_PEERS` points. When a peer is missing, [`require`] fails the test if
 //! `TOOLSMITH_REQUIRE_PEERS` is set (CI sets it, so a missing install step cannot pass
-//! silently) and otherwise says the test was skipped and why.
+//! silently) and otherwise says the test was skipped and why. Benchmarks find the machine's
+//! own programs (`grep`, `rg`) with [`system_program`].
 //!
 //! This crate is only ever a dev-dependency: it must never be a dependency of a crate that
-//! toolsmith ships, and it starts no process itself.
+//! toolsmith ships, it starts no process itself, and it never answers with a program in the
+//! current directory: every path it gives is absolute.
 
 use std::path::{Path, PathBuf};
 
