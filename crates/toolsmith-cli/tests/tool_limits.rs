@@ -100,7 +100,9 @@ fn a_65_mib_text_is_refused_with_a_size_error_naming_the_limit_and_the_size_sent
         "{message}"
     );
     assert!(
-        message.replace(',', "").contains("68157440 bytes were sent"),
+        message
+            .replace(',', "")
+            .contains("68157440 bytes were sent"),
         "{message}"
     );
 }
