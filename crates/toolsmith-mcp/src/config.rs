@@ -28,6 +28,7 @@ pub struct McpConfig {
     version: String,
     instructions: Option<String>,
     allowed_hosts: Option<Vec<String>>,
+    max_queued_calls: usize,
 }
 
 impl McpConfig {
@@ -37,6 +38,9 @@ impl McpConfig {
     pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
     /// How long a call may run: [`DEFAULT_CALL_TIMEOUT`](Self::DEFAULT_CALL_TIMEOUT).
     pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Tool calls waiting beyond those running:
+    /// [`DEFAULT_MAX_QUEUED_CALLS`](Self::DEFAULT_MAX_QUEUED_CALLS).
+    pub const DEFAULT_MAX_QUEUED_CALLS: usize = 1024;
 
     /// The largest request accepted, in bytes (one stdio line, or one HTTP body). A larger one
     /// is answered with an "invalid request" error (over HTTP, status 413) and dropped; the
@@ -47,16 +51,18 @@ impl McpConfig {
     }
 
     /// How many tool calls may run at once (each on its own thread). A call beyond the limit
-    /// is answered at once with an `isError` result saying the server is busy. A call that timed
-    /// out still counts until its tool returns, so runaway tools cannot pile up threads.
+    /// waits in the queue ([`with_max_queued_calls`](Self::with_max_queued_calls)). A call that
+    /// timed out still counts until its tool returns, so runaway tools cannot pile up threads.
     /// Default 64; at least 1.
     pub fn with_max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls.max(1);
         self
     }
 
-    /// How long one call may run before its result is an `isError` timeout (the tool's thread
-    /// cannot be stopped; it finishes on its own, and its output is dropped). Default 60 s.
+    /// How long one call may take, from when the server takes it (time in the queue counts),
+    /// before its result is an `isError` timeout (the tool's thread cannot be stopped; it
+    /// finishes on its own, and its output is dropped; a call still queued never runs).
+    /// Default 60 s.
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
         self
@@ -94,6 +100,18 @@ impl McpConfig {
         self
     }
 
+    /// How many tool calls may wait for one of the running calls to end, beyond
+    /// [`max_concurrent_calls`](Self::max_concurrent_calls); they run in the order they came.
+    /// Over stdio, with the queue full, the server reads no further message until a call ends
+    /// (the client's burst waits in the pipe); over HTTP, a call past the queue is answered at
+    /// once with an `isError` result saying the server is busy. Time in the queue counts toward
+    /// the [call timeout](Self::with_call_timeout): a call has one deadline, from when the server
+    /// takes it. Default 1024; at least 1.
+    pub fn with_max_queued_calls(mut self, calls: usize) -> Self {
+        self.max_queued_calls = calls.max(1);
+        self
+    }
+
     /// The largest request accepted, in bytes.
     pub fn max_request_bytes(&self) -> usize {
         self.max_request_bytes
@@ -112,6 +130,11 @@ impl McpConfig {
     /// The coercion policy calls run under.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// How many tool calls may wait beyond those running.
+    pub fn max_queued_calls(&self) -> usize {
+        self.max_queued_calls
     }
 
     pub(crate) fn server_name(&self) -> &str {
@@ -142,6 +165,7 @@ impl Default for McpConfig {
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
             allowed_hosts: None,
+            max_queued_calls: Self::DEFAULT_MAX_QUEUED_CALLS,
         }
     }
 }

@@ -22,7 +22,6 @@ use tower_service::Service;
 
 use crate::error::ServeError;
 use crate::server::McpServer;
-use crate::stdio::LineTransport;
 
 impl McpServer {
     /// Serves one client over `read` and `write` (newline-delimited JSON-RPC, as on stdio) until
@@ -35,7 +34,7 @@ impl McpServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let transport = LineTransport::new(read, write, self.config().max_request_bytes());
+        let transport = self.line_transport(read, write);
         let running = match self.clone().serve(transport).await {
             Ok(running) => running,
             // A client may leave before its first request (after `server/discover`, say).
@@ -146,6 +145,7 @@ impl Front {
                 ));
             }
         };
+        let (parts, bytes) = crate::intake::http_body(parts, bytes);
         if let Err(error) = serde_json::from_slice::<IgnoredAny>(&bytes) {
             return Ok(json_rpc_error(
                 hyper::StatusCode::BAD_REQUEST,

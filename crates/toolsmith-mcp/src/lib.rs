@@ -36,6 +36,7 @@
 mod config;
 mod error;
 mod http;
+mod intake;
 mod pool;
 mod server;
 mod stdio;
