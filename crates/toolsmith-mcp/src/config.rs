@@ -103,8 +103,9 @@ impl McpConfig {
     /// How many tool calls may wait for one of the running calls to end, beyond
     /// [`max_concurrent_calls`](Self::max_concurrent_calls); they run in the order they came.
     /// Over stdio, with the queue full, the server reads no further message until a call ends
-    /// (the client's burst waits in the pipe); over HTTP, a call past the queue is answered at
-    /// once with an `isError` result saying the server is busy. Time in the queue counts toward
+    /// (the client's burst waits in the pipe; should none end within the call timeout, the
+    /// call is answered as busy and reading goes on); over HTTP, a call past the queue is
+    /// answered at once with an `isError` result saying the server is busy. Time in the queue counts toward
     /// the [call timeout](Self::with_call_timeout): a call has one deadline, from when the server
     /// takes it. Default 1024; at least 1.
     pub fn with_max_queued_calls(mut self, calls: usize) -> Self {

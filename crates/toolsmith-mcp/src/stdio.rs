@@ -18,9 +18,11 @@
 //! text (see [`intake`](crate::intake)), and gives each call a place among those the server has
 //! taken before handing it over: with every place taken (the concurrency limit running and the
 //! queue full), it reads nothing more until one frees, so a client's burst waits its turn in
-//! the pipe instead of being refused.
+//! the pipe instead of being refused. (Should none free within the call timeout, the call is
+//! answered as busy and reading goes on.)
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
@@ -33,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
 use crate::intake::{CallIntake, ToolCall, UTF8_BOM};
 use crate::server::McpServer;
@@ -50,7 +53,7 @@ pub struct LineTransport<R, W> {
     write: Arc<Writer<W>>,
     /// Serving an [`McpServer`]: the places for its calls. Calls then carry their arguments'
     /// text and their place to the server.
-    places: Option<Arc<Semaphore>>,
+    places: Option<Places>,
     /// A call read and waiting for its place, kept here so that a `receive` given up while it
     /// waits loses nothing.
     waiting: Option<WaitingCall>,
@@ -58,11 +61,21 @@ pub struct LineTransport<R, W> {
     handshake: bool,
 }
 
+/// The places for an [`McpServer`]'s calls, and how long a call read waits for one.
+struct Places {
+    semaphore: Arc<Semaphore>,
+    /// The call timeout: with no place free for that long (the running tools never return),
+    /// the call is handed over without one, to be answered as busy, and reading goes on.
+    wait: Duration,
+}
+
 /// A `tools/call` read by a transport serving an [`McpServer`], not yet handed over.
 struct WaitingCall {
     id: RequestId,
     request: ClientRequest,
     arguments: Option<Box<str>>,
+    /// Since when it waits for a place, once it had to.
+    blocked_since: Option<Instant>,
 }
 
 impl WaitingCall {
@@ -219,7 +232,10 @@ impl McpServer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let mut transport = LineTransport::new(read, write, self.config().max_request_bytes());
-        transport.places = Some(self.places());
+        transport.places = Some(Places {
+            semaphore: self.places(),
+            wait: self.config().call_timeout(),
+        });
         transport
     }
 }
@@ -348,6 +364,7 @@ fn parse(text: &[u8], as_text: bool) -> serde_json::Result<Read> {
                 id: call.id,
                 request: call.params.into_request(None),
                 arguments: raw.map(|raw| raw.get().into()),
+                blocked_since: None,
             }));
         }
         // Arguments that are not an object are rmcp's to refuse.
@@ -411,12 +428,21 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             if let Some(places) = &self.places
-                && self.waiting.is_some()
+                && let Some(call) = &mut self.waiting
             {
-                // Every place taken: nothing more is read until a call ends.
-                let place = match Arc::clone(places).try_acquire_owned() {
+                // Every place taken: nothing more is read until a call ends, or for as long as
+                // a call may take, after which the call goes without a place (to be answered as
+                // busy), so that tools that never return cannot stop the reading for good.
+                let place = match Arc::clone(&places.semaphore).try_acquire_owned() {
                     Ok(place) => Some(place),
-                    Err(_) => Arc::clone(places).acquire_owned().await.ok(),
+                    Err(_) => {
+                        let since = *call.blocked_since.get_or_insert_with(Instant::now);
+                        let waiting = Arc::clone(&places.semaphore).acquire_owned();
+                        tokio::time::timeout_at(since + places.wait, waiting)
+                            .await
+                            .ok()
+                            .and_then(Result::ok)
+                    }
                 };
                 if let Some(call) = self.waiting.take() {
                     return Some(call.admit(place));

@@ -123,6 +123,42 @@ async fn time_in_the_queue_counts_toward_the_timeout_and_a_call_that_timed_out_n
     assert_eq!(gate.arrivals(), 1);
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn over_stdio_tools_that_never_return_cannot_stop_the_server_reading() {
+    let config = McpConfig::default()
+        .with_max_concurrent_calls(1)
+        .with_max_queued_calls(1)
+        .with_call_timeout(Duration::from_millis(300));
+    let (mut client, gate) = Client::connect(config).await;
+    // One call holds the only thread, and one holds the only place in the queue: both time
+    // out, and neither place frees while the tool does not return.
+    let stuck = client.send_call("wait", json!({})).await;
+    let arrived = gate.clone();
+    let came = tokio::task::spawn_blocking(move || arrived.arrivals_within(1));
+    assert!(came.await.unwrap(), "the first call never reached its tool");
+    let queued = client.send_call("wait", json!({})).await;
+    let refused = client.send_call("add", json!({"a": 1, "b": 2})).await;
+    let ping = client.send("ping", json!({})).await;
+    let mut answers = Vec::new();
+    for _ in 0..4 {
+        answers.push(serde_json::from_str::<Value>(&client.receive_line().await).unwrap());
+    }
+    let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
+    assert_eq!(by_id(stuck)["result"]["isError"], true);
+    assert_eq!(by_id(queued)["result"]["isError"], true);
+    assert!(
+        text(by_id(refused)).starts_with("The server is busy: 1 tool calls are running"),
+        "{}",
+        by_id(refused)
+    );
+    assert_eq!(by_id(ping)["result"], json!({}));
+    gate.open();
+    assert_eq!(
+        text(&client.call("add", json!({"a": 1, "b": 2})).await),
+        "3"
+    );
+}
+
 /// A server of the test tools over HTTP on a free loopback port, and its gate.
 async fn http_server(config: McpConfig) -> (u16, std::sync::Arc<common::Gate>) {
     let (registry, gate) = common::registry();
