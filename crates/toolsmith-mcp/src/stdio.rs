@@ -44,6 +44,13 @@ use crate::server::McpServer;
 const ID_SCAN_BYTES: usize = 4096;
 
 /// An MCP server transport over a reader and a writer: one JSON-RPC message per line each way.
+///
+/// Every line gets an answer, as rmcp's own stream transport does not promise: one that is not
+/// JSON a parse error, one that is not a message an invalid request, one over the size limit
+/// "request too large", each with the request's id where it can be read (else `"id": null`).
+/// A leading UTF-8 byte order mark is dropped. Before the handshake, a request other than
+/// `initialize` or `ping` is told to send `initialize` first, and a notification is dropped
+/// rather than ending the connection.
 pub struct LineTransport<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
