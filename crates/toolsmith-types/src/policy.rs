@@ -109,12 +109,12 @@ pub struct Limits {
     /// are `too_large`, refused while they are read: what is past the limit is never built.
     ///
     /// This bounds the memory a request costs, which the other limits do not: a parsed value
-    /// takes about 80 bytes (a `serde_json::Value` in an ordered map, and the room a growing
-    /// array keeps), so argument text of `max_input_bytes` made of small values (`1,` is one)
-    /// would be a tree of hundreds of megabytes, with every array within `max_items`. The
+    /// takes 32 bytes in an array and about 90 as an object's entry (a `serde_json::Value` in
+    /// an ordered map), so argument text of `max_input_bytes` made of small values (`1,` is
+    /// one) would be a tree of hundreds of megabytes, with every array within `max_items`. The
     /// default, 200,000 (twice `max_items`: one array at the item limit fits beside the rest),
-    /// keeps a request's tree to about 16 MB, and tens of MB with the canonical copy coercion
-    /// makes. Arguments that need more are read under a larger limit: a tool states its own
+    /// keeps a request's tree under about 20 MB, and tens of MB with the canonical copy
+    /// coercion makes where it changes the value. Arguments that need more are read under a larger limit: a tool states its own
     /// limits (`Tool::limits`, in the `toolsmith` crate), as the text toolset does for the
     /// size of its texts.
     pub max_values: usize,
