@@ -54,10 +54,12 @@ impl CoerceArgs {
 
         Ok(
             match coerce_arguments(graph, Arguments::Text(&text), &policy) {
-                Ok(coerced) => Outcome::Success(
-                    json!({"value": coerced.value, "repairs": repairs_json(&coerced.repairs)})
-                        .to_string(),
-                ),
+                // Written from the value where it lies: `json!` would copy all of it first.
+                Ok(coerced) => Outcome::Success(format!(
+                    "{{\"value\":{},\"repairs\":{}}}",
+                    coerced.value,
+                    repairs_json(&coerced.repairs)
+                )),
                 Err(errors) => invalid(&errors),
             },
         )

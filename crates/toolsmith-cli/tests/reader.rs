@@ -1,6 +1,7 @@
 //! What a user meets of the argument reader and the schema tools through the real binary:
 //! dialect names, repairs that are capped, sizes and positions in errors, a byte-order mark,
-//! patterns a lenient import cannot enforce. Every run is bounded in time.
+//! patterns a lenient import cannot enforce, the memory a request's values may take. Every run
+//! is bounded in time.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{Read, Write};
@@ -16,6 +17,10 @@ struct Run {
     code: i32,
     stdout: String,
     stderr: String,
+    /// The most memory the process was seen to hold (its peak resident set, in bytes, as
+    /// Linux's `/proc` tells while it runs; 0 where that cannot be read). Seen, not measured at
+    /// the last instant: never more than the true peak.
+    peak_bytes: u64,
 }
 
 impl Run {
@@ -49,7 +54,10 @@ fn toolsmith(args: &[&str], stdin: &[u8]) -> Run {
         stderr.read_to_end(&mut text).map(|_| text)
     });
     let started = Instant::now();
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak_bytes = 0;
     let status = loop {
+        peak_bytes = peak_bytes.max(peak_resident_bytes(&status_file));
         if let Some(status) = child.try_wait().unwrap() {
             break status;
         }
@@ -65,7 +73,19 @@ fn toolsmith(args: &[&str], stdin: &[u8]) -> Run {
         code: status.code().expect("exited, not killed by a signal"),
         stdout: String::from_utf8(out.join().unwrap().unwrap()).unwrap(),
         stderr: String::from_utf8(err.join().unwrap().unwrap()).unwrap(),
+        peak_bytes,
     }
+}
+
+/// The peak resident set (`VmHWM`) in a `/proc/PID/status` file, in bytes; 0 when it cannot be
+/// read (another system, or the process has gone).
+fn peak_resident_bytes(status_file: &str) -> u64 {
+    let status = std::fs::read_to_string(status_file).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|kb| kb.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
 }
 
 /// A JSON Schema file holding `schema`, removed when dropped.
@@ -189,9 +209,10 @@ fn tags_schema() -> SchemaFile {
 
 #[test]
 fn coerce_lists_at_most_100_repairs_and_says_how_many_more_there_were() {
-    // 400 KB of `[1]` for a list of strings: two repairs each, 200,000 in all.
+    // 400 KB of `[1]` for a list of strings: two repairs each, 199,998 in all (and 200,000
+    // values, the default limit: the object, the list and two values an item).
     let schema = tags_schema();
-    let text = format!("{{\"tags\":[{}]}}", vec!["[1]"; 100_000].join(","));
+    let text = format!("{{\"tags\":[{}]}}", vec!["[1]"; 99_999].join(","));
     let run = toolsmith(&["coerce", "--schema", schema.path(), "-"], text.as_bytes());
     assert_eq!(run.code, 0, "stderr: {}", run.stderr);
     // The value is as large as the input; the repairs are not.
@@ -201,7 +222,7 @@ fn coerce_lists_at_most_100_repairs_and_says_how_many_more_there_were() {
         run.stdout.len()
     );
     let out = run.json();
-    assert_eq!(out["value"]["tags"].as_array().unwrap().len(), 100_000);
+    assert_eq!(out["value"]["tags"].as_array().unwrap().len(), 99_999);
     let repairs = out["repairs"].as_array().unwrap();
     assert_eq!(repairs.len(), 101);
     assert_eq!(repairs[0]["code"], "unwrap_singleton");
@@ -210,8 +231,8 @@ fn coerce_lists_at_most_100_repairs_and_says_how_many_more_there_were() {
         serde_json::json!({
             "path": "",
             "code": "too_many_repairs",
-            "not_shown": 199_900,
-            "message": "arguments: 199900 more repairs were made and not listed"
+            "not_shown": 199_898,
+            "message": "arguments: 199898 more repairs were made and not listed"
         })
     );
 }
@@ -329,4 +350,114 @@ fn a_lookbehind_pattern_imports_leniently_with_a_warning_and_is_refused_strictly
     );
     let run = toolsmith(&["coerce", "--schema", broken.path(), r#"{"s": "b"}"#], b"");
     assert_eq!(run.code, 2, "stdout: {}", run.stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The values of a request, bounded
+
+/// `{"m": [[1, ...], ...]}`: `rows` rows of `per_row` ones, `2 + rows + rows * per_row` JSON
+/// values in all.
+fn matrix_text(rows: usize, per_row: usize) -> String {
+    let row = format!("[{}]", vec!["1"; per_row].join(","));
+    format!("{{\"m\":[{}]}}", vec![row; rows].join(","))
+}
+
+fn matrix_schema() -> SchemaFile {
+    SchemaFile::new(
+        "matrix.schema.json",
+        &serde_json::json!({
+            "type": "object",
+            "properties": {
+                "m": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
+            }
+        }),
+    )
+}
+
+/// What the error for arguments past the default limit on values says.
+fn past_the_value_limit(sent: &str) -> String {
+    format!(
+        "arguments: expected at most 200,000 JSON values in all (every string, number, boolean, \
+         null, array and object counts; keys do not); {sent} were sent"
+    )
+}
+
+#[test]
+fn coerce_refuses_arguments_past_the_value_limit_saying_how_many_were_sent() {
+    // Every array within the item limit, the text within the size limit.
+    let schema = matrix_schema();
+    let text = matrix_text(4, 50_001);
+    let run = toolsmith(&["coerce", "--schema", schema.path(), "-"], text.as_bytes());
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    let errors = run.json()["errors"].clone();
+    assert_eq!(errors.as_array().unwrap().len(), 1, "{errors}");
+    assert_eq!(errors[0]["code"], "too_large");
+    assert_eq!(errors[0]["path"], "");
+    assert_eq!(errors[0]["message"], past_the_value_limit("200,010"));
+    // One row fewer is within the limit.
+    let text = matrix_text(3, 50_001);
+    let run = toolsmith(&["coerce", "--schema", schema.path(), "-"], text.as_bytes());
+    assert_eq!(run.code, 0, "stderr: {}", run.stderr);
+    assert_eq!(run.json()["value"]["m"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn call_refuses_arguments_past_the_value_limit() {
+    // Undeclared, but read before anything is said about it: the reader refuses it first.
+    let junk = matrix_text(4, 50_001);
+    let text = format!("{{\"text\":\"a b\",\"junk\":{junk}}}");
+    let run = toolsmith(&["call", "text_wc", "-"], text.as_bytes());
+    assert_eq!(run.code, 1, "stdout: {}", run.stdout);
+    let expected = past_the_value_limit("200,012");
+    assert!(run.stderr.contains(&expected), "{}", run.stderr);
+    let run = toolsmith(&["call", "--json", "text_wc", "-"], text.as_bytes());
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    let error = run.json();
+    assert_eq!(error["code"], "invalid_arguments", "{error}");
+    assert_eq!(error["errors"][0]["code"], "too_large", "{error}");
+}
+
+/// A run's peak memory in MB, for messages.
+fn megabytes(run: &Run) -> u64 {
+    run.peak_bytes >> 20
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn eight_megabytes_of_small_values_cost_tens_of_megabytes_not_hundreds() {
+    // 8.2 MB of ones in arrays of 100,000: 4.1 million values, every array within the item
+    // limit. Read whole, that was a tree of about 300 MB, and `coerce` printed a copy of it.
+    const MAX_PEAK: u64 = 96 << 20;
+    let rows = matrix_text(41, 100_000);
+    let schema = matrix_schema();
+    let run = toolsmith(&["coerce", "--schema", schema.path(), "-"], rows.as_bytes());
+    assert!(run.peak_bytes > 0, "no peak memory read from /proc");
+    assert!(
+        run.peak_bytes < MAX_PEAK,
+        "coerce held {} MB",
+        megabytes(&run)
+    );
+    assert_eq!(run.code, 1, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.json()["errors"][0]["message"],
+        past_the_value_limit("4,100,043")
+    );
+
+    // The same values as a tool's array parameter.
+    let labels = format!(
+        "{{\"repo\":\"a/b\",\"labels\":{}}}",
+        &rows[5..rows.len() - 1]
+    );
+    let run = toolsmith(&["call", "github_list_issues", "-"], labels.as_bytes());
+    assert!(
+        run.peak_bytes < MAX_PEAK,
+        "call held {} MB",
+        megabytes(&run)
+    );
+    assert_eq!(run.code, 1, "stdout: {}", run.stdout);
+    assert!(
+        run.stderr.contains(&past_the_value_limit("4,100,044")),
+        "{}",
+        run.stderr
+    );
 }

@@ -6,17 +6,24 @@
 //! the near-JSON leniencies (comments, trailing commas, single quotes, unquoted keys), each of
 //! which is named in its own repair. Nesting is measured by a flat scan before any recursive
 //! parser sees the text, so hostile input is an error, never a stack overflow; an array or
-//! object past the limit on items stops the reading (near-JSON, whose parser builds its whole
-//! tree first, is scanned for it before), so what is refused is never built.
+//! object past the limit on items, or a value past the limit on values (`Limits::max_values`,
+//! every value of the arguments counted, keys not), stops the reading (near-JSON, whose parser
+//! builds its whole tree first, is scanned for both before), so what is refused is never built.
+//! Past the limit on values, the text is read once more, building nothing, for the error to say
+//! how many values were sent.
 //!
 //! Rules beside the rulebook's table:
 //! - a leading byte-order mark is dropped without a repair: it is transport noise, not JSON,
 //!   and dropping it is what JSON readers that tolerate one do (the MCP transport does too);
 //! - JSON sent inside a string, where an array or object is expected, is read by the same
 //!   strict reader: parsed, or refused (nested past the depth limit, an array past the item
-//!   limit, a key twice) with an error naming the limit or the key; it is never read another
-//!   way (as a string to wrap in an array) because it is too deep to parse. Text that is not
-//!   JSON stays a string;
+//!   limit, more values than are left of the arguments' limit, a key twice) with an error
+//!   naming the limit or the key; it is never read another way (as a string to wrap in an
+//!   array) because it is too deep to parse. Text that is not JSON stays a string;
+//! - the values of JSON text inside strings count toward the arguments' limit on values with
+//!   the arguments' own (a union member that reads the text and is not taken adds nothing);
+//!   arguments that arrive parsed (`Arguments::Json`) are counted before they are coerced,
+//!   and past the limit get the error their text would;
 //! - error positions are the offending token's line and column, in characters.
 
 use std::borrow::Cow;
@@ -83,7 +90,8 @@ pub struct ParsedArguments {
 /// ```
 ///
 /// # Errors
-/// `json_invalid`, `duplicate_key`, `arguments_type`, `too_deep` or `too_large`, or
+/// `json_invalid`, `duplicate_key`, `arguments_type`, `too_deep` or `too_large` (past a limit
+/// on the text's size, an array's or object's items, or the values in all), or
 /// `repair_refused` under a strict policy.
 pub fn parse_arguments(text: &str, policy: &Policy) -> Result<ParsedArguments, CoerceErrors> {
     let read = read_arguments(text, &policy.limits)?;
@@ -122,7 +130,8 @@ pub fn coerce_arguments(
         Mode::Strict => refusals(&read.repairs),
         Mode::Lenient => Vec::new(),
     };
-    match coerce_read(graph, Value::Object(read.object), read.literals, policy) {
+    let (object, literals) = (Value::Object(read.object), read.literals);
+    match coerce_read(graph, object, literals, read.values, policy) {
         Ok(coerced) if errors.is_empty() => Ok(Coerced {
             value: coerced.value,
             repairs: capped(
@@ -276,6 +285,8 @@ struct ReadArguments<'t> {
     repairs: Vec<Repair>,
     /// Where the literals of its numbers are.
     literals: NumberLiterals<'t>,
+    /// How many JSON values it holds (the object too).
+    values: usize,
 }
 
 fn read_arguments<'t>(text: &'t str, limits: &Limits) -> Result<ReadArguments<'t>, CoerceErrors> {
@@ -313,15 +324,18 @@ fn read_object<'t>(
     }
     if text.trim().is_empty() {
         return match level {
+            // Blank text is `{}`: one value, as the object sent would be.
+            Level::Outer if limits.max_values == 0 => Err(Box::new(too_many_values(0, Some(1)))),
             Level::Outer => Ok(ReadArguments {
                 object: Map::new(),
                 repairs: Vec::new(),
                 literals: NumberLiterals::None,
+                values: 1,
             }),
             Level::DoubleEncoded => Err(Box::new(not_an_object(Value::String(text.to_owned())))),
         };
     }
-    let (value, codes, literals) = read_value(text, limits).map_err(|failure| {
+    let read = read_value(text, limits).map_err(|failure| {
         Box::new(match failure {
             Failure::Invalid(invalid) => invalid.into_error(text),
             Failure::TooDeep => too_deep(limits.max_depth),
@@ -350,14 +364,28 @@ fn read_object<'t>(
                     expected,
                 )
             }
+            Failure::TooManyValues { max, sent } => too_many_values(max, sent),
         })
     })?;
-    let mut repairs: Vec<Repair> = codes.into_iter().map(|c| text_repair(text, c)).collect();
-    match value {
+    // Each reader stops at the limit; only a text that reads as `{}` without a value in it
+    // (a fence around nothing, comments alone) is found here to hold more than a limit of 0.
+    if read.values > limits.max_values {
+        return Err(Box::new(too_many_values(
+            limits.max_values,
+            Some(read.values),
+        )));
+    }
+    let mut repairs: Vec<Repair> = read
+        .codes
+        .into_iter()
+        .map(|c| text_repair(text, c))
+        .collect();
+    match read.value {
         Value::Object(object) => Ok(ReadArguments {
             object,
             repairs,
-            literals,
+            literals: read.literals,
+            values: read.values,
         }),
         Value::String(inner) if level == Level::Outer => {
             match read_object(&inner, limits, Level::DoubleEncoded) {
@@ -368,6 +396,7 @@ fn read_object<'t>(
                         object: read.object,
                         repairs,
                         literals: read.literals.into_owned(),
+                        values: read.values,
                     })
                 }
                 Err(e) if is_about_content(e.code) => Err(e),
@@ -379,28 +408,29 @@ fn read_object<'t>(
 }
 
 /// What JSON text sent inside a string (an array or object for a container) reads as.
-pub(crate) enum JsonText {
-    /// The JSON value it holds.
-    Value(Value),
+pub(crate) enum JsonText<'l> {
+    /// The JSON value it holds, and how many values that is.
+    Value(Value, usize),
     /// It is not JSON text: the string is a string.
     NotJson,
     /// It is JSON text that the limits or the rules refuse (too deep, too many items, a key
     /// twice): an error, never another reading.
-    Refused(Refusal),
+    Refused(Refusal<'l>),
 }
 
-/// Why JSON text inside a string was refused, and the depth limit in force.
-pub(crate) struct Refusal(Failure, usize);
+/// Why JSON text inside a string was refused, and the limits in force.
+pub(crate) struct Refusal<'l>(Failure, &'l Limits);
 
-impl Refusal {
+impl Refusal<'_> {
     /// The error's code and expectation, for the string's own path.
     pub(crate) fn code_and_expected(self) -> (ErrorCode, String) {
+        let limits = self.1;
         match self.0 {
             Failure::TooDeep => (
                 ErrorCode::TooDeep,
                 format!(
                     "at most {} levels of nesting (JSON text inside a string counts)",
-                    self.1
+                    limits.max_depth
                 ),
             ),
             Failure::Duplicate { reversed_path, key } => {
@@ -426,22 +456,46 @@ impl Refusal {
                     count(max)
                 ),
             ),
+            Failure::TooManyValues { max, sent } => {
+                let sent = sent.map_or_else(|| "more".to_owned(), count);
+                (
+                    ErrorCode::TooLarge,
+                    format!(
+                        "JSON text of at most {} values here (the arguments hold at most {} \
+                         JSON values in all, JSON text inside strings included); {sent} were \
+                         sent",
+                        count(max),
+                        count(limits.max_values)
+                    ),
+                )
+            }
             Failure::Invalid(invalid) => (ErrorCode::JsonInvalid, invalid.reason),
         }
     }
 }
 
 /// Reads `text`, sent inside a string, as strict JSON nested at most `max_depth` levels below
-/// its outermost value: the one rule for JSON inside a string, as for argument text (the depth
-/// is measured before any parser runs, and limits and duplicate keys are errors).
-pub(crate) fn read_json_text(text: &str, max_depth: usize, limits: &Limits) -> JsonText {
+/// its outermost value and holding at most `max_values` values (what is left of the
+/// arguments' limit): the one rule for JSON inside a string, as for argument text (the depth
+/// is measured before any parser runs, the values are counted as they are read, and limits and
+/// duplicate keys are errors).
+pub(crate) fn read_json_text<'l>(
+    text: &str,
+    max_depth: usize,
+    max_values: usize,
+    limits: &'l Limits,
+) -> JsonText<'l> {
     if nesting_exceeds(text, max_depth) {
-        return JsonText::Refused(Refusal(Failure::TooDeep, limits.max_depth));
+        return JsonText::Refused(Refusal(Failure::TooDeep, limits));
     }
-    match read_strict(text, limits) {
-        Ok((value, _)) => JsonText::Value(value),
+    let within = Limits {
+        max_values,
+        ..limits.clone()
+    };
+    match read_strict(text, &within) {
+        Ok(read) => JsonText::Value(read.value, read.values),
         Err(Failure::Invalid(_)) => JsonText::NotJson,
-        Err(failure) => JsonText::Refused(Refusal(failure, limits.max_depth)),
+        Err(failure) => JsonText::Refused(Refusal(failure, limits)),
     }
 }
 
@@ -472,6 +526,8 @@ enum Failure {
         max: usize,
         somewhere: bool,
     },
+    /// The text holds more than `max` values: `sent` of them, where they could be counted.
+    TooManyValues { max: usize, sent: Option<usize> },
 }
 
 impl Failure {
@@ -525,16 +581,21 @@ fn serde_reason(error: &serde_json::Error) -> String {
         .map_or_else(|| message.clone(), str::to_owned)
 }
 
-/// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order, and
-/// where the number literals are.
-fn read_value<'t>(
-    text: &'t str,
-    limits: &Limits,
-) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'t>), Failure> {
+/// A JSON value read from argument text, possibly repaired.
+struct TextValue<'t> {
+    value: Value,
+    /// The repairs' codes, in order.
+    codes: Vec<RepairCode>,
+    /// Where the number literals are.
+    literals: NumberLiterals<'t>,
+    /// How many JSON values `value` holds (itself too).
+    values: usize,
+}
+
+/// Reads a JSON value from text, repairing near-JSON.
+fn read_value<'t>(text: &'t str, limits: &Limits) -> Result<TextValue<'t>, Failure> {
     let strict_failure = match read_strict(text, limits) {
-        Ok((value, numbers)) => {
-            return Ok((value, Vec::new(), numbers.in_text(Cow::Borrowed(text))));
-        }
+        Ok(read) => return Ok(read.into_text_value(Cow::Borrowed(text), Vec::new())),
         Err(Failure::Invalid(invalid)) => invalid,
         Err(other) => return Err(other),
     };
@@ -553,19 +614,19 @@ fn read_value<'t>(
     let strict_failure = if codes.is_empty() && !rewritten {
         strict_failure
     } else if work.trim().is_empty() {
-        return Ok((Value::Object(Map::new()), codes, NumberLiterals::None));
+        return Ok(ReadValue::empty_object().into_text_value(Cow::Borrowed(""), codes));
     } else {
         match read_strict(&work, limits) {
-            Ok((value, numbers)) => {
+            Ok(read) => {
                 codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
-                return Ok((value, codes, numbers.in_text(work)));
+                return Ok(read.into_text_value(work, codes));
             }
             Err(Failure::Invalid(invalid)) => invalid,
             Err(other) => return Err(other),
         }
     };
 
-    let (value, numbers) = lenient_value(&work, limits, &parse_options(&[]))?;
+    let read = lenient_value(&work, limits, &parse_options(&[]))?;
     let leniencies: Vec<RepairCode> = LENIENCIES
         .iter()
         .filter(|code| {
@@ -579,7 +640,37 @@ fn read_value<'t>(
     }
     codes.extend(leniencies);
     codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
-    Ok((value, codes, numbers.in_text(work)))
+    Ok(read.into_text_value(work, codes))
+}
+
+/// A JSON value as one reader (strict, or `jsonc-parser`'s) read it, and what the reading
+/// learnt of it.
+struct ReadValue {
+    value: Value,
+    numbers: Numbers,
+    /// How many JSON values `value` holds (itself too).
+    values: usize,
+}
+
+impl ReadValue {
+    /// `{}`, what blank text reads as.
+    fn empty_object() -> Self {
+        ReadValue {
+            value: Value::Object(Map::new()),
+            numbers: Numbers::NoFloat,
+            values: 1,
+        }
+    }
+
+    /// The value as read from `text` (the text as the reader saw it) with repairs `codes`.
+    fn into_text_value(self, text: Cow<'_, str>, codes: Vec<RepairCode>) -> TextValue<'_> {
+        TextValue {
+            value: self.value,
+            codes,
+            literals: self.numbers.in_text(text),
+            values: self.values,
+        }
+    }
 }
 
 /// What a reading learnt of a value's numbers: whether any is a float, and where their literals
@@ -652,15 +743,19 @@ fn from_parse_error(text: &str, e: &ParseError) -> Failure {
 
 /// Reads strict JSON with `serde_json`, rejecting duplicate keys. Text nested deeper than
 /// `serde_json`'s recursion limit (but within the policy's, already checked) is read by
-/// `jsonc-parser` with every leniency off.
-fn read_strict(text: &str, limits: &Limits) -> Result<(Value, Numbers), Failure> {
+/// `jsonc-parser` with every leniency off. Past the limit on values the reading stops, and the
+/// text is read once more, building nothing, to count them.
+fn read_strict(text: &str, limits: &Limits) -> Result<ReadValue, Failure> {
     let stop = RefCell::new(None);
     let saw_float = Cell::new(false);
+    let values = Cell::new(0);
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let result = ValueSeed {
         stop: &stop,
         saw_float: &saw_float,
+        values: &values,
         max_items: limits.max_items,
+        max_values: limits.max_values,
     }
     .deserialize(&mut deserializer)
     .and_then(|value| deserializer.end().map(|()| value));
@@ -672,12 +767,22 @@ fn read_strict(text: &str, limits: &Limits) -> Result<(Value, Numbers), Failure>
             } else {
                 Numbers::NoFloat
             };
-            return Ok((value, numbers));
+            return Ok(ReadValue {
+                value,
+                numbers,
+                values: values.get(),
+            });
         }
         Err(error) => error,
     };
     if let Some(stop) = stop.into_inner() {
-        return Err(stop);
+        return Err(match stop {
+            Failure::TooManyValues { max, sent: None } => Failure::TooManyValues {
+                max,
+                sent: count_values(text),
+            },
+            other => other,
+        });
     }
     if error.to_string().starts_with("recursion limit exceeded") {
         return lenient_value(text, limits, &parse_options(&LENIENCIES));
@@ -691,29 +796,27 @@ fn read_strict(text: &str, limits: &Limits) -> Result<(Value, Numbers), Failure>
 }
 
 /// `text` read by jsonc-parser under `options` (blank text is `{}`), duplicate keys rejected.
-/// The parser builds its whole tree first, so an array or object past the limit on items is
-/// refused before it runs, by a flat scan.
+/// The parser builds its whole tree first, so an array or object past the limit on items, and
+/// text past the limit on values, are refused before it runs, by a flat scan.
 fn lenient_value(
     text: &str,
     limits: &Limits,
     options: &ParseOptions,
-) -> Result<(Value, Numbers), Failure> {
-    if items_exceed(text, limits.max_items) {
-        return Err(Failure::TooManyItems {
-            reversed_path: Vec::new(),
-            max: limits.max_items,
-            somewhere: true,
-        });
-    }
+) -> Result<ReadValue, Failure> {
+    let values = scan_values(text, limits)?;
     let ast = parse_to_ast(text, &CollectOptions::default(), options)
         .map_err(|e| from_parse_error(text, &e))?;
     match ast.value {
         Some(value) => {
             let mut listing = Listing::default();
             let value = ast_to_value(value, &mut listing)?;
-            Ok((value, Numbers::Listed(listing.floats)))
+            Ok(ReadValue {
+                value,
+                numbers: Numbers::Listed(listing.floats),
+                values,
+            })
         }
-        None => Ok((Value::Object(Map::new()), Numbers::NoFloat)),
+        None => Ok(ReadValue::empty_object()),
     }
 }
 
@@ -726,14 +829,18 @@ struct Listing {
     floats: Vec<(usize, Box<str>)>,
 }
 
-/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key, or an array or object of
-/// more than `max_items`, is an error (`stop` says which: serde's own error cannot); notes
-/// whether any number was a float. Arrays take no more room than their items need.
+/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key, an array or object of
+/// more than `max_items`, or a value past the `max_values`th is an error (`stop` says which:
+/// serde's own error cannot); notes whether any number was a float, and counts the values.
+/// Arrays take no more room than their items need.
 #[derive(Clone, Copy)]
 struct ValueSeed<'c> {
     stop: &'c RefCell<Option<Failure>>,
     saw_float: &'c Cell<bool>,
+    /// The values read so far.
+    values: &'c Cell<usize>,
     max_items: usize,
+    max_values: usize,
 }
 
 impl ValueSeed<'_> {
@@ -763,6 +870,15 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        // Counted before it is read: the value past the limit is never built.
+        let values = self.values.get() + 1;
+        if values > self.max_values {
+            return Err(self.stop(Failure::TooManyValues {
+                max: self.max_values,
+                sent: None,
+            }));
+        }
+        self.values.set(values);
         deserializer.deserialize_any(self)
     }
 }
@@ -863,6 +979,74 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             }
         }
         Ok(Value::Object(object))
+    }
+}
+
+/// How many JSON values strict JSON `text` holds, read without building any of them; `None`
+/// when it is not strict JSON (or nests deeper than `serde_json` reads).
+fn count_values(text: &str) -> Option<usize> {
+    let values = Cell::new(0);
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    CountSeed(&values).deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(values.get())
+}
+
+/// Counts a value and the values inside it, keeping nothing (strings are looked at where they
+/// lie in the text).
+#[derive(Clone, Copy)]
+struct CountSeed<'c>(&'c Cell<usize>);
+
+impl<'de> DeserializeSeed<'de> for CountSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        self.0.set(self.0.get() + 1);
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for CountSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(self)?.is_some() {}
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
+        while access.next_key::<de::IgnoredAny>()?.is_some() {
+            access.next_value_seed(self)?;
+        }
+        Ok(())
     }
 }
 
@@ -1049,22 +1233,32 @@ fn nesting_exceeds(text: &str, max_depth: usize) -> bool {
     flow.is_break()
 }
 
-/// Whether an array or object in `text` holds more than `max_items` items (an object's entries
-/// counted once, by their keys). A flat scan, like [`nesting_exceeds`], run after it (so the
-/// stack of counts is no deeper than the depth limit).
-fn items_exceed(text: &str, max_items: usize) -> bool {
+/// How many JSON values `text` holds, counted by a flat scan, like [`nesting_exceeds`] and run
+/// after it (so the stack of counts is no deeper than the depth limit): the outermost value and
+/// each item of an array or object (an object's entry counted once, by its key). For text a
+/// parser reads, that is every value it builds. The scan stops at the first array or object
+/// past `max_items` items, and fails past `max_values` values, unless the values were over
+/// their limit first (document order decides, as for the strict reader); then it counts on,
+/// for the error to say how many were sent.
+fn scan_values(text: &str, limits: &Limits) -> Result<usize, Failure> {
     // Per open array or object: items so far, and whether the next value starts an item.
     let mut counts: Vec<(usize, bool)> = Vec::new();
+    let mut values = 0usize;
     let flow = for_each_code_byte(text, |_, b| {
-        let starts_item = !b.is_ascii_whitespace() && !matches!(b, b',' | b':' | b']' | b'}');
-        if starts_item
-            && let Some((count, expecting)) = counts.last_mut()
-            && *expecting
-        {
-            *count += 1;
-            *expecting = false;
-            if *count > max_items {
-                return ControlFlow::Break(());
+        let starts_value = !b.is_ascii_whitespace() && !matches!(b, b',' | b':' | b']' | b'}');
+        if starts_value {
+            match counts.last_mut() {
+                Some((count, expecting)) if *expecting => {
+                    *count += 1;
+                    *expecting = false;
+                    if *count > limits.max_items && values <= limits.max_values {
+                        return ControlFlow::Break(());
+                    }
+                    values += 1;
+                }
+                Some(_) => {}
+                // The outermost value (anything after it is for the parser to refuse).
+                None => values += usize::from(values == 0),
             }
         }
         match b {
@@ -1079,7 +1273,20 @@ fn items_exceed(text: &str, max_items: usize) -> bool {
         }
         ControlFlow::Continue(())
     });
-    flow.is_break()
+    if flow.is_break() {
+        return Err(Failure::TooManyItems {
+            reversed_path: Vec::new(),
+            max: limits.max_items,
+            somewhere: true,
+        });
+    }
+    if values > limits.max_values {
+        return Err(Failure::TooManyValues {
+            max: limits.max_values,
+            sent: Some(values),
+        });
+    }
+    Ok(values)
 }
 
 /// Calls `f` with every byte of `text` outside strings and comments. A string (double- or
@@ -1222,6 +1429,25 @@ fn duplicate_key(path: String, key: String) -> CoerceError {
         ErrorCode::DuplicateKey,
         Some(abridged_text(&key)),
         "each key at most once",
+    )
+}
+
+/// The `too_large` error for arguments holding more than `max` JSON values: `sent` of them,
+/// where that is known.
+pub(crate) fn too_many_values(max: usize, sent: Option<usize>) -> CoerceError {
+    let sent = match sent {
+        Some(sent) => count(sent),
+        None => format!("more than {}", count(max)),
+    };
+    CoerceError::new(
+        "",
+        ErrorCode::TooLarge,
+        None,
+        format!(
+            "at most {} JSON values in all (every string, number, boolean, null, array and \
+             object counts; keys do not); {sent} were sent",
+            count(max)
+        ),
     )
 }
 

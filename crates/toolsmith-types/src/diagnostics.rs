@@ -355,7 +355,9 @@ pub enum ErrorCode {
     MultipleOf,
     /// Nested deeper than the policy's depth limit.
     TooDeep,
-    /// A string, array, object or argument text past the policy's size limits.
+    /// A string, array, object or argument text past the policy's size limits, or arguments
+    /// holding more JSON values than its `max_values` (JSON text inside strings counted): the
+    /// error says the limit and, where it is known, the size that was sent.
     TooLarge,
     /// More errors than the policy reports; the rest are summarised.
     TooManyErrors,

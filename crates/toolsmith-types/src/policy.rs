@@ -103,6 +103,21 @@ pub struct Limits {
     /// Most repairs reported for one input; the rest are made and counted (never built) and
     /// summarised in one last `too_many_repairs` entry.
     pub max_repairs: usize,
+    /// Most JSON values in one request's arguments: every string, number, boolean, `null`,
+    /// array and object counts (the arguments object too), an object's keys do not, and the
+    /// values of JSON text read from inside a string count with the rest. Past it the arguments
+    /// are `too_large`, refused while they are read: what is past the limit is never built.
+    ///
+    /// This bounds the memory a request costs, which the other limits do not: a parsed value
+    /// takes 32 bytes in an array and about 90 as an object's entry (a `serde_json::Value` in
+    /// an ordered map), so argument text of `max_input_bytes` made of small values (`1,` is
+    /// one) would be a tree of hundreds of megabytes, with every array within `max_items`. The
+    /// default, 200,000 (twice `max_items`: one array at the item limit fits beside the rest),
+    /// keeps a request's tree under about 20 MB, and tens of MB with the canonical copy
+    /// coercion makes where it changes the value. Arguments that need more are read under a larger limit: a tool states its own
+    /// limits (`Tool::limits`, in the `toolsmith` crate), as the text toolset does for the
+    /// size of its texts.
+    pub max_values: usize,
 }
 
 impl Default for Limits {
@@ -114,6 +129,7 @@ impl Default for Limits {
             max_input_bytes: 8 << 20,
             max_errors: 100,
             max_repairs: 100,
+            max_values: 200_000,
         }
     }
 }

@@ -8,7 +8,7 @@ mod support;
 use proptest::prelude::*;
 use serde_json::Value;
 use toolsmith_types::{
-    Arguments, Dialect, EmitError, Field, FindingCode, LintTool, Policy, StructType, Type,
+    Arguments, Dialect, EmitError, Field, FindingCode, Limits, LintTool, Policy, StructType, Type,
     TypeGraph, coerce, coerce_arguments, deserialize_arguments, emit, import, lint,
     parameters_schema,
 };
@@ -43,18 +43,42 @@ fn as_arguments(graph: &TypeGraph, value: &Value) -> (TypeGraph, String) {
 fn fast_path_agrees_with_coercion(graph: &TypeGraph, value: &Value) -> Result<(), TestCaseError> {
     let (graph, text) = as_arguments(graph, value);
     for policy in [Policy::default(), Policy::strict()] {
-        let coerced = coerce_arguments(&graph, Arguments::Text(&text), &policy);
-        let deserialized = deserialize_arguments::<Value>(&graph, Arguments::Text(&text), &policy);
-        match (coerced, deserialized) {
-            (Ok(c), Ok(d)) => {
-                prop_assert_eq!(&c.value, &d.value, "{}", text);
-                prop_assert_eq!(&c.repairs, &d.repairs, "{}", text);
-            }
-            (Err(c), Err(d)) => prop_assert_eq!(c, d, "{}", text),
-            (c, d) => prop_assert!(false, "{}\ncoerced: {:?}\ndeserialized: {:?}", text, c, d),
-        }
+        fast_path_agrees_under(&graph, &text, &policy)?;
     }
     Ok(())
+}
+
+/// Deserializing `text` agrees with coercing it under `policy`; returns whether it was accepted.
+fn fast_path_agrees_under(
+    graph: &TypeGraph,
+    text: &str,
+    policy: &Policy,
+) -> Result<bool, TestCaseError> {
+    let coerced = coerce_arguments(graph, Arguments::Text(text), policy);
+    let deserialized = deserialize_arguments::<Value>(graph, Arguments::Text(text), policy);
+    match (coerced, deserialized) {
+        (Ok(c), Ok(d)) => {
+            prop_assert_eq!(&c.value, &d.value, "{}", text);
+            prop_assert_eq!(&c.repairs, &d.repairs, "{}", text);
+            Ok(true)
+        }
+        (Err(c), Err(d)) => {
+            prop_assert_eq!(c, d, "{}", text);
+            Ok(false)
+        }
+        (c, d) => Err(TestCaseError::fail(format!(
+            "{text}\ncoerced: {c:?}\ndeserialized: {d:?}"
+        ))),
+    }
+}
+
+/// How many JSON values `value` holds: itself and every value inside it.
+fn values_in(value: &Value) -> usize {
+    1 + match value {
+        Value::Array(items) => items.iter().map(values_in).sum(),
+        Value::Object(map) => map.values().map(values_in).sum(),
+        _ => 0,
+    }
 }
 
 fn validator(graph: &TypeGraph) -> jsonschema::Validator {
@@ -136,6 +160,27 @@ proptest! {
     #[test]
     fn deserializing_messy_arguments_agrees_with_coercion((graph, input) in arb_graph_and_input()) {
         fast_path_agrees_with_coercion(&graph, &input)?;
+    }
+
+    /// Under a limit on values just below, at and just above the count of canonical arguments,
+    /// the fast path agrees with coercion, and both refuse exactly the arguments past the
+    /// limit; messy inputs get one answer from both too.
+    #[test]
+    fn both_paths_refuse_exactly_the_arguments_past_the_value_limit(
+        (graph, value) in arb_graph_and_value(),
+        (messy_graph, input) in arb_graph_and_input(),
+    ) {
+        let (graph, text) = as_arguments(&graph, &value);
+        let sent = values_in(&serde_json::from_str(&text).unwrap());
+        let (messy_graph, messy) = as_arguments(&messy_graph, &input);
+        for max_values in [sent - 1, sent, sent + 1] {
+            for mut policy in [Policy::default(), Policy::strict()] {
+                policy.limits = Limits { max_values, ..Limits::default() };
+                let accepted = fast_path_agrees_under(&graph, &text, &policy)?;
+                prop_assert_eq!(accepted, sent <= max_values, "{} under {}", text, max_values);
+                fast_path_agrees_under(&messy_graph, &messy, &policy)?;
+            }
+        }
     }
 }
 

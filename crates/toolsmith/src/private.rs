@@ -169,7 +169,9 @@ pub fn arguments<A: DeserializeOwned>(
 /// its `Describe` states, a missing required field, a repeated or undeclared key) and fills
 /// absent `Option`s with `None`, as coercion does. What serde cannot see is checked here: the
 /// arguments are an object (serde also reads a struct from an array), and the policy's limits
-/// hold (no string is longer than the text it is in; there are no more keys than fields).
+/// hold (no string is longer than the text it is in; there are no more keys than fields, so no
+/// more values than the fields and the object: under a lower limit on values the usual way
+/// reads them).
 #[inline]
 fn plain_arguments<A: DeserializeOwned>(
     parameters: &TypeGraph,
@@ -180,7 +182,7 @@ fn plain_arguments<A: DeserializeOwned>(
         Type::Struct(st) if st.additional.is_none() => st.fields.len(),
         _ => return None,
     };
-    if limits.max_depth < 1 || fields > limits.max_items {
+    if limits.max_depth < 1 || fields > limits.max_items || fields >= limits.max_values {
         return None;
     }
     let text = match arguments {

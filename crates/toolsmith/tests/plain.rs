@@ -85,6 +85,7 @@ fn policies() -> Vec<Policy> {
         tight(|l| l.max_items = 3),
         tight(|l| l.max_depth = 0),
         tight(|l| l.max_input_bytes = 40),
+        tight(|l| l.max_values = 4),
     ]
 }
 
@@ -133,6 +134,24 @@ fn a_string_past_the_limit_is_refused_either_way() {
         matches!(plain, Err(ToolError::InvalidArguments { .. })),
         "{plain:?}"
     );
+    assert_eq!(plain, checked);
+}
+
+#[test]
+fn arguments_past_the_value_limit_are_refused_either_way() {
+    // CLEAN is eight values: the object and seven fields.
+    for max_values in [6, 7] {
+        let policy = tight(|l| l.max_values = max_values);
+        for (plain, checked) in both_ways(CLEAN, &policy) {
+            let Err(ToolError::InvalidArguments { errors, .. }) = &plain else {
+                panic!("accepted under a limit of {max_values} values: {plain:?}");
+            };
+            assert_eq!(errors.0[0].code.as_str(), "too_large");
+            assert_eq!(plain, checked);
+        }
+    }
+    let (plain, checked) = both_ways(CLEAN, &tight(|l| l.max_values = 8)).remove(0);
+    assert!(plain.is_ok(), "{plain:?}");
     assert_eq!(plain, checked);
 }
 

@@ -8,7 +8,9 @@
 //! value (its keys possibly in declaration order) with no repair and no error. It is
 //! conservative: anything it is unsure of (an untagged union, a default to fill in, a `_type`
 //! that is not the first key, a float that may hide a literal) answers "no", and the full
-//! coercion decides.
+//! coercion decides. It counts the values it reads as the full reading does, and past
+//! `Limits::max_values` answers "no" too, so that the full reading refuses them with its
+//! error.
 
 use std::cell::Cell;
 use std::collections::HashSet;
@@ -54,6 +56,7 @@ pub(crate) fn read_canonical<T: DeserializeOwned>(
         graph,
         limits,
         raw: Cell::new(false),
+        values: Cell::new(0),
     };
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let at = Check {
@@ -104,6 +107,19 @@ struct Pass<'g> {
     limits: &'g Limits,
     /// Set when `T` asks for its raw text.
     raw: Cell<bool>,
+    /// The JSON values read so far.
+    values: Cell<usize>,
+}
+
+impl Pass<'_> {
+    /// Counts one more JSON value; whether the values are still within the limit (past it the
+    /// text is not canonical, and the full reading refuses it).
+    #[inline(always)]
+    fn counted(&self) -> bool {
+        let values = self.values.get() + 1;
+        self.values.set(values);
+        values <= self.limits.max_values
+    }
 }
 
 /// Checks one value against `ty` (which may be nilable or a reference). Small, since it is
@@ -160,6 +176,14 @@ struct Resolved<'g> {
 }
 
 impl<'g> Resolved<'g> {
+    /// Counts the value being checked (each value reaches exactly one `visit_*` of a [`Watch`]
+    /// or an [`EnumText`], which call this once, or is a `_type`, which [`Entries::tag`]
+    /// counts); whether it is within the limit.
+    #[inline(always)]
+    fn counted(&self) -> bool {
+        self.at.pass.counted()
+    }
+
     #[inline]
     fn null_ok(&self) -> bool {
         self.nilable || matches!(self.ty, Type::Any)
@@ -319,11 +343,15 @@ impl<'g> Entries<'g> {
         }
     }
 
-    /// Reads the `_type` of a tagged union: its variant's fields come next.
+    /// Reads the `_type` of a tagged union (a value, counted as one): its variant's fields come
+    /// next.
     fn tag(&mut self, tag: &str) -> bool {
         let Entries::Tagging(at, tu) = *self else {
             return false;
         };
+        if !at.pass.counted() {
+            return false;
+        }
         let fields = tu
             .variants
             .iter()
@@ -631,7 +659,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<V::Value, E> {
-        if self.at.bool_ok() {
+        if self.at.counted() && self.at.bool_ok() {
             self.inner.visit_bool(v)
         } else {
             no()
@@ -640,7 +668,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<V::Value, E> {
-        if self.at.int_ok(Int::from(v)) {
+        if self.at.counted() && self.at.int_ok(Int::from(v)) {
             self.inner.visit_i64(v)
         } else {
             no()
@@ -649,7 +677,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
-        if self.at.int_ok(Int::from(v)) {
+        if self.at.counted() && self.at.int_ok(Int::from(v)) {
             self.inner.visit_u64(v)
         } else {
             no()
@@ -658,7 +686,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<V::Value, E> {
-        if self.at.float_ok(v) {
+        if self.at.counted() && self.at.float_ok(v) {
             self.inner.visit_f64(v)
         } else {
             no()
@@ -667,7 +695,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        if self.at.str_ok(v) {
+        if self.at.counted() && self.at.str_ok(v) {
             self.inner.visit_str(v)
         } else {
             no()
@@ -676,7 +704,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        if self.at.str_ok(v) {
+        if self.at.counted() && self.at.str_ok(v) {
             self.inner.visit_borrowed_str(v)
         } else {
             no()
@@ -685,7 +713,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        if self.at.str_ok(&v) {
+        if self.at.counted() && self.at.str_ok(&v) {
             self.inner.visit_string(v)
         } else {
             no()
@@ -694,7 +722,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
-        if self.at.null_ok() {
+        if self.at.counted() && self.at.null_ok() {
             self.inner.visit_unit()
         } else {
             no()
@@ -703,7 +731,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
-        if self.at.null_ok() {
+        if self.at.counted() && self.at.null_ok() {
             self.inner.visit_none()
         } else {
             no()
@@ -727,6 +755,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        if !self.at.counted() {
+            return no();
+        }
         let Some(items) = self.at.items() else {
             return no();
         };
@@ -746,6 +777,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Watch<'_, V> {
 
     #[inline(always)]
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        if !self.at.counted() {
+            return no();
+        }
         let Some(mut entries) = self.at.entries() else {
             return no();
         };
@@ -965,7 +999,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumText<'_, V> {
 
     #[inline(always)]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        if self.0.at.str_ok(v) {
+        if self.0.at.counted() && self.0.at.str_ok(v) {
             self.0.inner.visit_enum(StrDeserializer::new(v))
         } else {
             no()
@@ -974,7 +1008,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumText<'_, V> {
 
     #[inline(always)]
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        if self.0.at.str_ok(v) {
+        if self.0.at.counted() && self.0.at.str_ok(v) {
             self.0.inner.visit_enum(BorrowedStrDeserializer::new(v))
         } else {
             no()
@@ -983,7 +1017,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for EnumText<'_, V> {
 
     #[inline(always)]
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        if self.0.at.str_ok(&v) {
+        if self.0.at.counted() && self.0.at.str_ok(&v) {
             self.0.inner.visit_enum(StringDeserializer::new(v))
         } else {
             no()

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::args::{JsonText, read_json_text};
+use crate::args::{JsonText, read_json_text, too_many_values};
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
 use crate::policy::{Mode, Policy};
 use crate::ty::{StructType, Type, TypeGraph};
@@ -69,10 +69,13 @@ pub struct Coerced {
 /// # Errors
 /// Every problem found, each with its path, code, input and expectation; past
 /// [`Limits::max_errors`](crate::Limits::max_errors) the rest are summarised in one
-/// `too_many_errors` error at the end.
+/// `too_many_errors` error at the end. An input holding more than
+/// [`Limits::max_values`](crate::Limits::max_values) values is one `too_large` error, as the
+/// same arguments sent as text are.
 pub fn coerce(graph: &TypeGraph, input: &Value, policy: &Policy) -> Result<Coerced, CoerceErrors> {
+    let values = values_within_limit(input, policy)?;
     let literals = Literals::none();
-    let mut coercer = Coercer::new(graph, policy, &literals);
+    let mut coercer = Coercer::new(graph, policy, &literals, values);
     let value = coercer.value(&graph.root, input, &Path::ROOT);
     coercer.finish(value).map(|finished| {
         let (value, repairs) = finished.reported_repairs(policy.limits.max_repairs);
@@ -94,7 +97,8 @@ pub fn coerce_owned(
     input: Value,
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
-    let read = coerce_read(graph, input, NumberLiterals::None, policy)?;
+    let values = values_within_limit(&input, policy)?;
+    let read = coerce_read(graph, input, NumberLiterals::None, values, policy)?;
     Ok(Coerced {
         value: read.value,
         repairs: capped(
@@ -115,16 +119,18 @@ pub(crate) struct Read {
 }
 
 /// [`coerce_owned`] for a value read from text whose number literals `literals` says where to
-/// find: numbers are then decided on the digits that were sent.
+/// find (numbers are then decided on the digits that were sent), holding `values` JSON values
+/// (within the limit: the reader counted them).
 pub(crate) fn coerce_read(
     graph: &TypeGraph,
     input: Value,
     literals: NumberLiterals<'_>,
+    values: usize,
     policy: &Policy,
 ) -> Result<Read, CoerceErrors> {
     let finished = {
         let literals = literals.of(&input);
-        let mut coercer = Coercer::new(graph, policy, &literals);
+        let mut coercer = Coercer::new(graph, policy, &literals, values);
         let value = coercer.value(&graph.root, &input, &Path::ROOT);
         coercer.finish(value)
     }?;
@@ -147,7 +153,8 @@ pub(crate) fn coerce_default(
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
     let literals = Literals::none();
-    let mut coercer = Coercer::new(graph, policy, &literals);
+    // A default is part of the type: only JSON text inside it counts against the limit.
+    let mut coercer = Coercer::new(graph, policy, &literals, 0);
     coercer.in_default += 1;
     let value = coercer.value(ty, default, &Path::ROOT);
     coercer.finish(value).map(|finished| {
@@ -157,6 +164,32 @@ pub(crate) fn coerce_default(
             repairs,
         }
     })
+}
+
+/// How many JSON values `input` holds (every scalar, array and object; keys not counted),
+/// counted without recursion.
+fn values_in(input: &Value) -> usize {
+    let mut values = 0;
+    let mut stack = vec![input];
+    while let Some(value) = stack.pop() {
+        values += 1;
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(map) => stack.extend(map.values()),
+            _ => {}
+        }
+    }
+    values
+}
+
+/// How many JSON values `input` holds, or the `too_large` error when that is more than the
+/// policy allows: the error argument text holding the same value gets.
+fn values_within_limit(input: &Value, policy: &Policy) -> Result<usize, CoerceErrors> {
+    let max = policy.limits.max_values;
+    match values_in(input) {
+        values if values > max => Err(CoerceErrors(vec![too_many_values(max, Some(values))])),
+        values => Ok(values),
+    }
 }
 
 /// `text` in one canonical word style, for matching names across case and word style: its words,
@@ -293,6 +326,10 @@ struct Coercer<'g> {
     trial_steps: usize,
     /// Steps taken outside them: the size of the input walked so far.
     steps: usize,
+    /// The JSON values of the request so far: the input's, and those of the JSON text inside
+    /// its strings read by the steps taken for sure (a trial's count only once it is
+    /// committed). What is left of the policy's `max_values` bounds the next JSON text.
+    values: usize,
 }
 
 /// Steps that may be taken speculatively (trying union members, inferring tags) in any
@@ -352,6 +389,8 @@ struct Trial {
     cut: Cut,
     /// Speculative steps taken inside it (nested trials included).
     steps: usize,
+    /// The values of JSON text inside strings it read.
+    values: usize,
 }
 
 impl Trial {
@@ -385,7 +424,12 @@ impl Trial {
 }
 
 impl<'g> Coercer<'g> {
-    fn new(graph: &'g TypeGraph, policy: &'g Policy, literals: &'g Literals) -> Self {
+    fn new(
+        graph: &'g TypeGraph,
+        policy: &'g Policy,
+        literals: &'g Literals,
+        values: usize,
+    ) -> Self {
         Coercer {
             graph,
             policy,
@@ -400,6 +444,7 @@ impl<'g> Coercer<'g> {
             trial_depth: 0,
             trial_steps: 0,
             steps: 0,
+            values,
         }
     }
 
@@ -507,10 +552,15 @@ impl<'g> Coercer<'g> {
         {
             // JSON text for a container is read as JSON, or refused; never read another way
             // because it is too deep or too large to read.
-            let depth_left = self.policy.limits.max_depth.saturating_sub(path.depth);
-            let parsed = match read_json_text(text, depth_left, &self.policy.limits) {
-                JsonText::Value(parsed) if kind_opened_by(&parsed) == Some(open) => Some(parsed),
-                JsonText::Value(_) | JsonText::NotJson => None,
+            let limits = &self.policy.limits;
+            let depth_left = limits.max_depth.saturating_sub(path.depth);
+            let values_left = limits.max_values.saturating_sub(self.values);
+            let parsed = match read_json_text(text, depth_left, values_left, limits) {
+                JsonText::Value(parsed, values) if kind_opened_by(&parsed) == Some(open) => {
+                    self.values += values;
+                    Some(parsed)
+                }
+                JsonText::Value(..) | JsonText::NotJson => None,
                 JsonText::Refused(error) => {
                     let (code, expected) = error.code_and_expected();
                     return self.fail(path, code, None, expected);
@@ -594,7 +644,7 @@ impl<'g> Coercer<'g> {
     /// Runs `coerce` with its diagnostics kept aside.
     fn trial(&mut self, coerce: impl FnOnce(&mut Self) -> Option<Out>) -> Trial {
         let (repairs, errors, steps) = (self.repairs.len(), self.errors.len(), self.trial_steps);
-        let (cut, repairs_cut) = (self.cut, self.repairs_cut);
+        let (cut, repairs_cut, values) = (self.cut, self.repairs_cut, self.values);
         self.trial_depth += 1;
         let value = coerce(self);
         self.trial_depth -= 1;
@@ -608,6 +658,7 @@ impl<'g> Coercer<'g> {
             errors: self.errors.split_off(errors),
             cut: trial_cut,
             steps: self.trial_steps - steps,
+            values: std::mem::replace(&mut self.values, values) - values,
         }
     }
 
@@ -633,6 +684,8 @@ impl<'g> Coercer<'g> {
             self.trial_steps -= trial.steps;
             self.steps += trial.steps;
         }
+        // What it read from JSON text is now part of the value being built.
+        self.values += trial.values;
         // Diagnostics recorded since the trial ran (the repair that unwraps its value) may leave
         // less room under the caps than the trial had: what does not fit is counted.
         let limits = &self.policy.limits;
