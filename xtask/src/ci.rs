@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, e2e, fuzz, peers, process};
+use crate::{Error, e2e, fuzz, peers, process, soak};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
@@ -20,6 +20,8 @@ enum Check {
     Setup,
     /// `cargo xtask e2e`: the agent against a real local model.
     E2e,
+    /// `cargo xtask soak`, short and on debug builds.
+    Soak,
 }
 
 const STEPS: &[(&str, Check)] = &[
@@ -60,6 +62,7 @@ const STEPS: &[(&str, Check)] = &[
             env: &[("RUSTDOCFLAGS", "-D warnings")],
         },
     ),
+    ("soak", Check::Soak),
     ("fuzz", Check::Fuzz),
     ("e2e", Check::E2e),
 ];
@@ -83,6 +86,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
             Check::Fuzz => fuzz_smoke(root),
             Check::Setup => peers::ensure(root).map(|_| ()),
             Check::E2e => e2e::run(root),
+            Check::Soak => soak::run(root, &soak::Options::ci()),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = result {
@@ -126,7 +130,9 @@ mod tests {
         let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
         assert_eq!(
             names,
-            ["fmt", "setup", "clippy", "test", "doc", "fuzz", "e2e"]
+            [
+                "fmt", "setup", "clippy", "test", "doc", "soak", "fuzz", "e2e"
+            ]
         );
     }
 

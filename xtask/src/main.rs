@@ -6,7 +6,9 @@
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
 //! - `setup`: the real peer programs tests and benchmarks run against (a Python venv);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
-//! - `e2e`: the agent against a real local model (built once into `target/peers/llm`).
+//! - `e2e`: the agent against a real local model (built once into `target/peers/llm`);
+//! - `soak [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
+//!   behind HAProxy (the `soak` program in `xtask/soak`).
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
@@ -19,6 +21,7 @@ mod e2e;
 mod fuzz;
 mod peers;
 mod process;
+mod soak;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -28,8 +31,8 @@ usage: cargo xtask <task>
 
 tasks:
   ci                          fmt check, peer set-up, clippy -D warnings, tests (with
-                              doctests), docs without warnings, a 20 s fuzz run per target,
-                              then e2e
+                              doctests), docs without warnings, a 15 s soak per part, a
+                              20 s fuzz run per target, then e2e
   setup                       install the peers tests run against into target/peers/venv
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
                               for N seconds each (default 20)
@@ -37,6 +40,11 @@ tasks:
   bench [NAME...]             run the benchmarks (all when no NAME is given)
   e2e                         the agent against a real local model served on 127.0.0.1
                               (builds llama-cpp-python into target/peers/llm once, ~5 min)
+  soak [--seconds N] [--clients N]
+                              `toolsmith mcp --http` (release build) under N clients (200),
+                              slow-header clients and an idle-connection burst for N seconds
+                              (60), then two instances behind HAProxy with one killed and
+                              restarted; prints throughput, latency, failures, RSS, a verdict
   help                        print this message";
 
 /// Why a task did not succeed.
@@ -66,6 +74,7 @@ enum Task {
     Setup,
     Bench(Vec<String>),
     E2e,
+    Soak(soak::Options),
     Help,
 }
 
@@ -102,6 +111,7 @@ fn parse(args: &[String]) -> Result<Task, Error> {
         "setup" => no_options(Task::Setup),
         "bench" => bench::parse(rest).map(Task::Bench),
         "e2e" => no_options(Task::E2e),
+        "soak" => soak::Options::parse(rest).map(Task::Soak),
         "help" | "-h" | "--help" => Ok(Task::Help),
         other => Err(Error::Usage(format!("unknown task `{other}`"))),
     }
@@ -115,6 +125,7 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
         Task::Setup => peers::ensure(root).map(|_| ()),
         Task::Bench(names) => bench::run(root, &names),
         Task::E2e => e2e::run(root),
+        Task::Soak(options) => soak::run(root, &options),
         Task::Help => {
             println!("{USAGE}");
             Ok(())
@@ -159,6 +170,10 @@ mod tests {
         assert_eq!(parse(&args(&["setup"])), Ok(Task::Setup));
         assert_eq!(parse(&args(&["bench"])), Ok(Task::Bench(Vec::new())));
         assert_eq!(parse(&args(&["e2e"])), Ok(Task::E2e));
+        assert_eq!(
+            parse(&args(&["soak"])),
+            Ok(Task::Soak(soak::Options::default()))
+        );
         assert_eq!(parse(&args(&["--help"])), Ok(Task::Help));
     }
 

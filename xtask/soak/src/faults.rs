@@ -12,13 +12,21 @@ use tokio::task::JoinSet;
 /// How long the burst waits for each of its connections to be made.
 const CONNECT_PATIENCE: Duration = Duration::from_secs(3);
 
+/// One slow-header connection: when it was made (from the part's start) and how long it stayed
+/// open.
+#[derive(Debug, Clone, Copy)]
+pub struct Held {
+    pub opened: Duration,
+    pub held: Duration,
+}
+
 /// What one slow-header client saw: how long each of its connections stayed open.
 #[derive(Debug, Default)]
 pub struct SlowHeaders {
-    /// Connections the server closed, each after how long.
-    pub closed_after: Vec<Duration>,
-    /// Connections still open when the part ended, each open for how long.
-    pub open_at_end: Vec<Duration>,
+    /// Connections the server closed.
+    pub closed: Vec<Held>,
+    /// Connections still open when the part ended.
+    pub open_at_end: Vec<Held>,
     /// Connections that could not be made.
     pub connect_failures: u64,
 }
@@ -26,17 +34,30 @@ pub struct SlowHeaders {
 impl SlowHeaders {
     /// Adds `other`'s connections to these.
     pub fn merge(&mut self, other: SlowHeaders) {
-        self.closed_after.extend(other.closed_after);
+        self.closed.extend(other.closed);
         self.open_at_end.extend(other.open_at_end);
         self.connect_failures += other.connect_failures;
     }
 
-    /// The longest any connection stayed open.
-    pub fn longest(&self) -> Duration {
-        self.closed_after
+    /// The longest any connection made outside `window` stayed open (one made inside it may
+    /// have waited to be accepted).
+    pub fn longest_outside(&self, window: (Duration, Duration)) -> Duration {
+        self.closed
             .iter()
             .chain(&self.open_at_end)
-            .copied()
+            .filter(|c| c.opened < window.0 || c.opened > window.1)
+            .map(|c| c.held)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// The longest any connection made inside `window` stayed open.
+    pub fn longest_inside(&self, window: (Duration, Duration)) -> Duration {
+        self.closed
+            .iter()
+            .chain(&self.open_at_end)
+            .filter(|c| c.opened >= window.0 && c.opened <= window.1)
+            .map(|c| c.held)
             .max()
             .unwrap_or_default()
     }
@@ -44,7 +65,11 @@ impl SlowHeaders {
 
 /// Sends a request's headers one byte a second, never finishing them, until the server closes
 /// the connection; then does it again on a new one, until `deadline`.
-pub async fn slow_header_client(addr: SocketAddr, deadline: Instant) -> SlowHeaders {
+pub async fn slow_header_client(
+    addr: SocketAddr,
+    start: Instant,
+    deadline: Instant,
+) -> SlowHeaders {
     let mut seen = SlowHeaders::default();
     let deadline = tokio::time::Instant::from_std(deadline);
     while tokio::time::Instant::now() < deadline {
@@ -77,9 +102,12 @@ pub async fn slow_header_client(addr: SocketAddr, deadline: Instant) -> SlowHead
                 () = tokio::time::sleep_until(deadline) => break false,
             }
         };
-        let held = opened.elapsed();
+        let held = Held {
+            opened: opened.into_std().saturating_duration_since(start),
+            held: opened.elapsed(),
+        };
         if closed {
-            seen.closed_after.push(held);
+            seen.closed.push(held);
         } else {
             seen.open_at_end.push(held);
         }

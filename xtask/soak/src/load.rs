@@ -195,11 +195,11 @@ pub async fn fresh_call(target: &Target, id: u64, patience: Duration) -> Result<
     let started = Instant::now();
     let attempt = async {
         let mut connection = None;
-        initialize(target, &mut connection)
+        initialize_within(target, &mut connection, patience)
             .await
             .map_err(|failure| format!("initialize: {}", failure.kind))?;
         ToolCall::new(id)
-            .send(target, &mut connection)
+            .send_within(target, &mut connection, patience)
             .await
             .map_err(|failure| failure.kind)
     };
@@ -292,7 +292,16 @@ impl ToolCall {
         target: &Target,
         connection: &mut Option<Connection>,
     ) -> Result<(), Failure> {
-        let answer = exchange(target, connection, self.body()).await?;
+        self.send_within(target, connection, CALL_TIMEOUT).await
+    }
+
+    async fn send_within(
+        &self,
+        target: &Target,
+        connection: &mut Option<Connection>,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        let answer = exchange(target, connection, self.body(), timeout).await?;
         if answer["id"] != self.id {
             return Err(Failure::answered("answer to another id"));
         }
@@ -315,6 +324,14 @@ impl ToolCall {
 
 /// `initialize`, as a client does once before its calls.
 async fn initialize(target: &Target, connection: &mut Option<Connection>) -> Result<(), Failure> {
+    initialize_within(target, connection, CALL_TIMEOUT).await
+}
+
+async fn initialize_within(
+    target: &Target,
+    connection: &mut Option<Connection>,
+    timeout: Duration,
+) -> Result<(), Failure> {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "id": 0,
@@ -326,7 +343,7 @@ async fn initialize(target: &Target, connection: &mut Option<Connection>) -> Res
         },
     })
     .to_string();
-    let answer = exchange(target, connection, body).await?;
+    let answer = exchange(target, connection, body, timeout).await?;
     if answer["result"]["protocolVersion"].is_string() {
         Ok(())
     } else {
@@ -335,13 +352,14 @@ async fn initialize(target: &Target, connection: &mut Option<Connection>) -> Res
 }
 
 /// Sends `body` on the connection (making one first when there is none) and reads the JSON
-/// answer, all within [`CALL_TIMEOUT`].
+/// answer, all within `timeout`.
 async fn exchange(
     target: &Target,
     connection: &mut Option<Connection>,
     body: String,
+    timeout: Duration,
 ) -> Result<Value, Failure> {
-    match tokio::time::timeout(CALL_TIMEOUT, exchange_unbounded(target, connection, body)).await {
+    match tokio::time::timeout(timeout, exchange_unbounded(target, connection, body)).await {
         Ok(answer) => answer,
         Err(_) => Err(Failure::broken("timeout")),
     }
