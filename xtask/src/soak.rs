@@ -94,7 +94,7 @@ impl Options {
 /// Builds the binaries, installs HAProxy and runs the soak test.
 pub fn run(root: &Path, options: &Options) -> Result<(), Error> {
     let target = target_dir(root);
-    let mut build = Command::new(process::cargo());
+    let mut build = Command::new(process::cargo()?);
     build.args(["build", "-p", "toolsmith-cli", "-p", "soak", "--bins"]);
     if options.profile == Profile::Release {
         build.arg("--release");
@@ -181,7 +181,7 @@ pub fn ensure_haproxy(root: &Path) -> Result<Haproxy, Error> {
     std::fs::create_dir_all(&debs)
         .map_err(|e| Error::Failed(format!("cannot create {}: {e}", debs.display())))?;
     let download = || {
-        let mut command = Command::new("apt-get");
+        let mut command = Command::new(process::program("apt-get")?);
         command
             .arg("download")
             .args(HAPROXY_PACKAGES)
@@ -190,14 +190,15 @@ pub fn ensure_haproxy(root: &Path) -> Result<Haproxy, Error> {
     };
     // A fresh machine may have no package lists yet.
     download().or_else(|_| {
-        process::run(Command::new("apt-get").arg("update"))?;
+        process::run(Command::new(process::program("apt-get")?).arg("update"))?;
         download()
     })?;
     let entries = std::fs::read_dir(&debs)
         .map_err(|e| Error::Failed(format!("cannot read {}: {e}", debs.display())))?;
+    let dpkg_deb = process::program("dpkg-deb")?;
     for deb in entries.flatten().map(|entry| entry.path()) {
         if deb.extension().is_some_and(|ext| ext == "deb") {
-            let mut unpack = Command::new("dpkg-deb");
+            let mut unpack = Command::new(&dpkg_deb);
             unpack.arg("-x").arg(&deb).arg(&unpacked);
             process::run(&mut unpack)?;
         }

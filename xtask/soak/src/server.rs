@@ -237,10 +237,12 @@ impl HaproxyCommand {
     }
 }
 
-/// The executable `name` in a directory of `PATH`.
+/// The program `name` in an absolute directory of `PATH`, to start by its full path: an empty
+/// or relative entry names the current directory, where a planted program would run.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
         .find(|candidate| candidate.is_file())
 }
