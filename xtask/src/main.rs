@@ -9,7 +9,7 @@
 //!   cargo-deny (compiled once into `target/xtask-tools`);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
 //! - `e2e`: the agent against a real local model (built once into `target/peers/llm`);
-//! - `soak [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
+//! - `soak [--ci] [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
 //!   behind HAProxy (the `soak` program in `xtask/soak`).
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
@@ -46,11 +46,12 @@ tasks:
   bench [NAME...]             run the benchmarks (all when no NAME is given)
   e2e                         the agent against a real local model served on 127.0.0.1
                               (builds llama-cpp-python into target/peers/llm once, ~5 min)
-  soak [--seconds N] [--clients N]
+  soak [--ci] [--seconds N] [--clients N]
                               `toolsmith mcp --http` (release build) under N clients (200),
                               slow-header clients and an idle-connection burst for N seconds
                               (60), then two instances behind HAProxy with one killed and
                               restarted; prints throughput, latency, failures, RSS, a verdict
+                              (--ci: CI's run, 15 s and 50 clients on debug builds)
   help                        print this message";
 
 /// Why a task did not succeed.

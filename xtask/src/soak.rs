@@ -1,10 +1,10 @@
-//! `cargo xtask soak [--seconds N] [--clients N]`: the MCP HTTP server under load and faults,
-//! alone and behind HAProxy, by the `soak` program (`xtask/soak`).
+//! `cargo xtask soak [--ci] [--seconds N] [--clients N]`: the MCP HTTP server under load and
+//! faults, alone and behind HAProxy, by the `soak` program (`xtask/soak`).
 //!
 //! It builds `toolsmith` and `soak` in release (the figures are a release build's), makes sure
 //! HAProxy is installed under `target/peers/haproxy`, and runs `soak`, whose output (the
 //! figures, then the verdict) passes through; its exit status is the task's. CI runs a short
-//! version on debug builds ([`Options::ci`]): its verdict counts, its figures do not.
+//! version on debug builds ([`Options::ci`], also `--ci`): its verdict counts, its figures do not.
 //!
 //! HAProxy comes from Debian's packages without touching the system: `apt-get download` fetches
 //! the package and the libraries it needs that a base system lacks ([`HAPROXY_PACKAGES`]),
@@ -71,10 +71,15 @@ impl Options {
         }
     }
 
-    /// Reads `--seconds N` and `--clients N`.
+    /// Reads `--ci` (CI's short run, [`Options::ci`]), then `--seconds N` and `--clients N`.
     pub fn parse(args: &[String]) -> Result<Options, Error> {
-        let mut options = Options::default();
-        let mut rest = args.iter();
+        let ci = args.first().is_some_and(|first| first == "--ci");
+        let mut options = if ci {
+            Options::ci()
+        } else {
+            Options::default()
+        };
+        let mut rest = args.iter().skip(usize::from(ci));
         while let Some(flag) = rest.next() {
             let target = match flag.as_str() {
                 "--seconds" => &mut options.seconds,
@@ -257,6 +262,24 @@ mod tests {
                 clients: 20,
                 ..
             })
+        ));
+    }
+
+    #[test]
+    fn ci_is_the_short_run_on_debug_builds_and_may_be_changed() {
+        assert_eq!(Options::parse(&args(&["--ci"])), Ok(Options::ci()));
+        assert_eq!(Options::ci().profile, Profile::Debug);
+        assert!(matches!(
+            Options::parse(&args(&["--ci", "--seconds", "5"])),
+            Ok(Options {
+                seconds: 5,
+                profile: Profile::Debug,
+                ..
+            })
+        ));
+        assert!(matches!(
+            Options::parse(&args(&["--seconds", "5", "--ci"])),
+            Err(Error::Usage(_))
         ));
     }
 
