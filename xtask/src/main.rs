@@ -51,7 +51,7 @@ tasks:
                               slow-header clients and an idle-connection burst for N seconds
                               (60), then two instances behind HAProxy with one killed and
                               restarted; prints throughput, latency, failures, RSS, a verdict
-                              (--ci: CI's run, 15 s and 50 clients on debug builds)
+                              (--ci: CI's run, 15 s and 100 clients on debug builds)
   help                        print this message";
 
 /// Why a task did not succeed.
