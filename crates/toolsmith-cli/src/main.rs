@@ -4,8 +4,8 @@
 //! It runs on mimalloc rather than the system's malloc. `toolsmith mcp` is a long-lived server,
 //! and after 64 calls at once of a 500 KB argument that costs a repair per element, glibc's
 //! malloc kept about 1 GB resident over stdio and 2 GB over HTTP, idle, for good: memory freed
-//! in small pieces stays in its heaps (even with one arena), where mimalloc returns it to the
-//! system within seconds (`cargo xtask bench memory` measures it; `tests/memory.rs` holds it to that).
+//! in small pieces stays in its heaps (even with one arena), where mimalloc (version 2) returns
+//! it to the system within seconds (`cargo xtask bench memory` measures it; `tests/memory.rs` holds it to that).
 
 use std::process::ExitCode;
 
