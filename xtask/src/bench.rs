@@ -55,6 +55,12 @@ const BENCHES: &[Bench] = &[
         prepare: Some(install_peers),
     },
     Bench {
+        name: "memory",
+        package: "toolsmith-cli",
+        target: "memory",
+        prepare: None,
+    },
+    Bench {
         name: "agent",
         package: "toolsmith-agent",
         target: "react",

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, deny, e2e, fuzz, process};
+use crate::{Error, deny, e2e, fuzz, process, soak};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
@@ -22,6 +22,8 @@ enum Check {
     Deny,
     /// `cargo xtask e2e`: the agent against a real local model.
     E2e,
+    /// `cargo xtask soak`, short and on debug builds.
+    Soak,
 }
 
 const STEPS: &[(&str, Check)] = &[
@@ -63,6 +65,7 @@ const STEPS: &[(&str, Check)] = &[
             env: &[("RUSTDOCFLAGS", "-D warnings")],
         },
     ),
+    ("soak", Check::Soak),
     ("fuzz", Check::Fuzz),
     ("e2e", Check::E2e),
 ];
@@ -87,6 +90,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
             Check::Setup => crate::setup(root),
             Check::Deny => deny::run(root),
             Check::E2e => e2e::run(root),
+            Check::Soak => soak::run(root, &soak::Options::ci()),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = result {
@@ -131,7 +135,7 @@ mod tests {
         assert_eq!(
             names,
             [
-                "fmt", "setup", "deny", "clippy", "test", "doc", "fuzz", "e2e"
+                "fmt", "setup", "deny", "clippy", "test", "doc", "soak", "fuzz", "e2e"
             ]
         );
     }

@@ -1,14 +1,16 @@
 //! Project automation for the toolsmith workspace, run as `cargo xtask <task>`:
 //!
 //! - `ci`: the one command that says whether the tree is healthy (format, set-up, the
-//!   dependency checks, clippy, tests with doctests, docs without warnings, a short fuzz run,
-//!   the real-model run);
+//!   dependency checks, clippy, tests with doctests, docs without warnings, a short soak of the
+//!   HTTP server, a short fuzz run, the real-model run);
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
 //! - `setup`: the real peer programs tests and benchmarks run against (a Python venv), and
 //!   cargo-deny (compiled once into `target/xtask-tools`);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
-//! - `e2e`: the agent against a real local model (built once into `target/peers/llm`).
+//! - `e2e`: the agent against a real local model (built once into `target/peers/llm`);
+//! - `soak [--ci] [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
+//!   behind HAProxy (the `soak` program in `xtask/soak`).
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
@@ -23,6 +25,7 @@ mod e2e;
 mod fuzz;
 mod peers;
 mod process;
+mod soak;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,8 +35,8 @@ usage: cargo xtask <task>
 
 tasks:
   ci                          fmt check, set-up, deny, clippy -D warnings, tests (with
-                              doctests), docs without warnings, a 20 s fuzz run per target,
-                              then e2e
+                              doctests), docs without warnings, a 15 s soak per part, a
+                              20 s fuzz run per target, then e2e
   setup                       install the peers tests run against into target/peers/venv,
                               and cargo-deny into target/xtask-tools (compiled once)
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
@@ -43,6 +46,12 @@ tasks:
   bench [NAME...]             run the benchmarks (all when no NAME is given)
   e2e                         the agent against a real local model served on 127.0.0.1
                               (builds llama-cpp-python into target/peers/llm once, ~5 min)
+  soak [--ci] [--seconds N] [--clients N]
+                              `toolsmith mcp --http` (release build) under N clients (200),
+                              slow-header clients and an idle-connection burst for N seconds
+                              (60), then two instances behind HAProxy with one killed and
+                              restarted; prints throughput, latency, failures, RSS, a verdict
+                              (--ci: CI's run, 15 s and 100 clients on debug builds)
   help                        print this message";
 
 /// Why a task did not succeed.
@@ -72,6 +81,7 @@ enum Task {
     Setup,
     Bench(Vec<String>),
     E2e,
+    Soak(soak::Options),
     Help,
 }
 
@@ -108,6 +118,7 @@ fn parse(args: &[String]) -> Result<Task, Error> {
         "setup" => no_options(Task::Setup),
         "bench" => bench::parse(rest).map(Task::Bench),
         "e2e" => no_options(Task::E2e),
+        "soak" => soak::Options::parse(rest).map(Task::Soak),
         "help" | "-h" | "--help" => Ok(Task::Help),
         other => Err(Error::Usage(format!("unknown task `{other}`"))),
     }
@@ -121,6 +132,7 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
         Task::Setup => setup(root),
         Task::Bench(names) => bench::run(root, &names),
         Task::E2e => e2e::run(root),
+        Task::Soak(options) => soak::run(root, &options),
         Task::Help => {
             println!("{USAGE}");
             Ok(())
@@ -155,6 +167,10 @@ mod tests {
         assert_eq!(parse(&args(&["setup"])), Ok(Task::Setup));
         assert_eq!(parse(&args(&["bench"])), Ok(Task::Bench(Vec::new())));
         assert_eq!(parse(&args(&["e2e"])), Ok(Task::E2e));
+        assert_eq!(
+            parse(&args(&["soak"])),
+            Ok(Task::Soak(soak::Options::default()))
+        );
         assert_eq!(parse(&args(&["--help"])), Ok(Task::Help));
     }
 
