@@ -1,11 +1,13 @@
 //! Argument text, as a model might send it, coerced against one of a fixed set of types.
-//! Nothing may panic: every input ends in a value or in errors. Three laws are checked:
+//! Nothing may panic: every input ends in a value or in errors. These laws are checked:
 //!
 //! - `deserialize_arguments`, which reads text it finds canonical straight into the Rust type
 //!   (checking it in the same pass), agrees with `coerce_arguments` exactly, numbers too: those
 //!   are decided on the literals sent, which only the full coercion sees;
 //! - the strict policy accepts exactly what the lenient one accepts without a repair, as the
 //!   same value: it refuses every repair and nothing else;
+//! - the canonical value is canonical: coerced again (as parsed JSON, under the strict policy)
+//!   it comes back unchanged, without a repair;
 //! - valid JSON is also coerced as already-parsed arguments (without a law: a parsed value is
 //!   decided on its numbers, text on its literals).
 //!
@@ -71,6 +73,19 @@ fuzz_target!(|data: &[u8]| {
         ),
         (Err(c), Err(d)) => assert_eq!(c, d, "fast path disagrees on {text:?}"),
         _ => panic!("fast path disagrees on {text:?}: {coerced:?} vs {deserialized:?}"),
+    }
+
+    if let Ok(canonical) = coerced {
+        let again = coerce_arguments(graph, Arguments::Json(&canonical.value), &policies()[1]);
+        match &again {
+            Ok(again) => assert!(
+                again.value == canonical.value && again.repairs.is_empty(),
+                "the canonical value of {text:?} is not canonical: {canonical:?} then {again:?}"
+            ),
+            Err(errors) => panic!(
+                "strict coercion refuses the canonical value of {text:?}: {canonical:?}: {errors:?}"
+            ),
+        }
     }
 
     if let Ok(value) = serde_json::from_str::<Value>(&text) {
