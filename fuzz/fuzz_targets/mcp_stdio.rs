@@ -206,10 +206,11 @@ fn top_level_ids(text: &[u8]) -> Vec<String> {
 }
 
 /// An id as a key: numbers by their value, as the server may write an id it read as `1e2` as
-/// `100`.
+/// `100`, and one it read as `-0` as `0`.
 fn id_key(id: &Value) -> String {
     match id.as_f64() {
-        Some(number) => format!("{number}"),
+        // Adding zero turns -0 into 0.
+        Some(number) => format!("{}", number + 0.0),
         None => id.to_string(),
     }
 }
