@@ -70,13 +70,13 @@ fn install_ripgrep(_root: &Path) -> Result<(), Error> {
     }
     println!("bench text: installing ripgrep");
     let install = || {
-        let mut command = Command::new("apt-get");
+        let mut command = Command::new(process::program("apt-get")?);
         command.args(["install", "-y", "ripgrep"]);
         process::run(&mut command)
     };
     // A fresh machine may have no package lists yet.
     install().or_else(|_| {
-        process::run(Command::new("apt-get").arg("update"))?;
+        process::run(Command::new(process::program("apt-get")?).arg("update"))?;
         install()
     })
 }
@@ -119,7 +119,7 @@ pub fn run(root: &Path, names: &[String]) -> Result<(), Error> {
         if let Some(prepare) = bench.prepare {
             prepare(root)?;
         }
-        let mut command = Command::new(process::cargo());
+        let mut command = Command::new(process::cargo()?);
         command
             .args(["bench", "-p", bench.package, "--bench", bench.target])
             .current_dir(root);

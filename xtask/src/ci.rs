@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, e2e, fuzz, peers, process};
+use crate::{Error, deny, e2e, fuzz, process};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
@@ -16,8 +16,10 @@ enum Check {
         env: &'static [(&'static str, &'static str)],
     },
     Fuzz,
-    /// `cargo xtask setup`: the peers the tests run against.
+    /// `cargo xtask setup`: the peers the tests run against, and cargo-deny.
     Setup,
+    /// `cargo xtask deny`: licenses, bans and sources of the dependency tree.
+    Deny,
     /// `cargo xtask e2e`: the agent against a real local model.
     E2e,
 }
@@ -31,6 +33,7 @@ const STEPS: &[(&str, Check)] = &[
         },
     ),
     ("setup", Check::Setup),
+    ("deny", Check::Deny),
     (
         "clippy",
         Check::Cargo {
@@ -72,16 +75,17 @@ pub fn run(root: &Path) -> Result<(), Error> {
         println!("==> [{}/{}] {name}", index + 1, STEPS.len());
         let step_started = Instant::now();
         let result = match check {
-            Check::Cargo { args, env } => {
-                let mut command = Command::new(process::cargo());
+            Check::Cargo { args, env } => process::cargo().and_then(|cargo| {
+                let mut command = Command::new(cargo);
                 command
                     .args(*args)
                     .envs(env.iter().copied())
                     .current_dir(root);
                 process::run(&mut command)
-            }
+            }),
             Check::Fuzz => fuzz_smoke(root),
-            Check::Setup => peers::ensure(root).map(|_| ()),
+            Check::Setup => crate::setup(root),
+            Check::Deny => deny::run(root),
             Check::E2e => e2e::run(root),
         };
         let elapsed = step_started.elapsed();
@@ -126,7 +130,9 @@ mod tests {
         let names: Vec<&str> = STEPS.iter().map(|(name, _)| *name).collect();
         assert_eq!(
             names,
-            ["fmt", "setup", "clippy", "test", "doc", "fuzz", "e2e"]
+            [
+                "fmt", "setup", "deny", "clippy", "test", "doc", "fuzz", "e2e"
+            ]
         );
     }
 

@@ -40,7 +40,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
     let base_url = format!("http://127.0.0.1:{port}/v1");
     println!("e2e: serving {} at {base_url}", model.display());
     let tests = Instant::now();
-    let mut command = Command::new(process::cargo());
+    let mut command = Command::new(process::cargo()?);
     command
         .args([
             "test",

@@ -225,21 +225,22 @@ impl Fuzzer {
                 let proxy = process::find_on_path("rustup")
                     .and_then(|rustup| rustup.parent().map(|dir| dir.join("cargo")))
                     .filter(|cargo| process::is_executable(cargo));
-                let mut command =
-                    Command::new(proxy.map_or_else(|| "cargo".into(), PathBuf::into_os_string));
+                let cargo = match proxy {
+                    Some(proxy) => proxy,
+                    None => process::program("cargo")?,
+                };
+                let mut command = Command::new(cargo);
                 command.arg("+nightly");
                 command
             }
             Toolchain::StableBootstrap => {
-                let mut command = Command::new(process::cargo());
+                let mut command = Command::new(process::cargo()?);
                 command.env("RUSTC_BOOTSTRAP", "1");
                 command
             }
         };
         command.arg("fuzz").current_dir(&self.root);
-        if let Some(dir) = &self.tools_bin {
-            command.env("PATH", process::path_with(dir)?);
-        }
+        command.env("PATH", process::search_path(self.tools_bin.as_deref())?);
         Ok(command)
     }
 
@@ -424,7 +425,8 @@ fn cargo_fuzz_location(root: &Path) -> Result<Option<PathBuf>, Unavailable> {
         return Ok(Some(bin));
     }
     println!("fuzz: installing cargo-fuzz into target/xtask-tools (once)");
-    let mut install = Command::new(process::cargo());
+    let cargo = process::cargo().map_err(|e| Unavailable(e.to_string()))?;
+    let mut install = Command::new(cargo);
     install
         .args(["install", "cargo-fuzz", "--locked", "--root"])
         .arg(&tools)
@@ -436,7 +438,10 @@ fn cargo_fuzz_location(root: &Path) -> Result<Option<PathBuf>, Unavailable> {
 
 /// Whether rustup has a nightly toolchain installed.
 fn has_nightly() -> bool {
-    let mut command = Command::new("rustup");
+    let Ok(rustup) = process::program("rustup") else {
+        return false;
+    };
+    let mut command = Command::new(rustup);
     command.args(["toolchain", "list"]);
     process::output(&mut command)
         .map(|list| list.lines().any(|line| line.trim().starts_with("nightly")))

@@ -1,39 +1,45 @@
 //! Project automation for the toolsmith workspace, run as `cargo xtask <task>`:
 //!
-//! - `ci`: the one command that says whether the tree is healthy (format, clippy, tests with
-//!   doctests, docs without warnings, a short fuzz run);
+//! - `ci`: the one command that says whether the tree is healthy (format, set-up, the
+//!   dependency checks, clippy, tests with doctests, docs without warnings, a short fuzz run,
+//!   the real-model run);
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
-//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv);
+//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv), and
+//!   cargo-deny (compiled once into `target/xtask-tools`);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
 //! - `e2e`: the agent against a real local model (built once into `target/peers/llm`).
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
-//! argument vector, never through a shell. Exit codes: 0 success (or a task that honestly
+//! argument vector, never through a shell, and by a full path: a name is looked up in the
+//! absolute directories of `PATH` only, never in the current directory. Exit codes: 0 success (or a task that honestly
 //! skipped, saying why), 1 a failed step, 2 a usage error.
 
 mod bench;
 mod ci;
+mod deny;
 mod e2e;
 mod fuzz;
 mod peers;
 mod process;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
 const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  ci                          fmt check, peer set-up, clippy -D warnings, tests (with
+  ci                          fmt check, set-up, deny, clippy -D warnings, tests (with
                               doctests), docs without warnings, a 20 s fuzz run per target,
                               then e2e
-  setup                       install the peers tests run against into target/peers/venv
+  setup                       install the peers tests run against into target/peers/venv,
+                              and cargo-deny into target/xtask-tools (compiled once)
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
                               for N seconds each (default 20)
-  deny                        cargo deny check licenses bans sources (skipped without cargo-deny)
+  deny                        cargo-deny check licenses bans sources (installs cargo-deny
+                              first, as setup does, when it is not there)
   bench [NAME...]             run the benchmarks (all when no NAME is given)
   e2e                         the agent against a real local model served on 127.0.0.1
                               (builds llama-cpp-python into target/peers/llm once, ~5 min)
@@ -111,8 +117,8 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
     match task {
         Task::Ci => ci::run(root),
         Task::Fuzz(options) => fuzz::run(root, &options),
-        Task::Deny => deny(root),
-        Task::Setup => peers::ensure(root).map(|_| ()),
+        Task::Deny => deny::run(root),
+        Task::Setup => setup(root),
         Task::Bench(names) => bench::run(root, &names),
         Task::E2e => e2e::run(root),
         Task::Help => {
@@ -128,20 +134,10 @@ fn workspace_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
-fn deny(root: &Path) -> Result<(), Error> {
-    if process::find_on_path("cargo-deny").is_none() {
-        println!(
-            "deny: skipped (cargo-deny is not on PATH; install it with \
-             `cargo install cargo-deny --locked`)"
-        );
-        return Ok(());
-    }
-    // The advisories check needs the network; it is deliberately not run here.
-    let mut command = Command::new(process::cargo());
-    command
-        .args(["deny", "check", "licenses", "bans", "sources"])
-        .current_dir(root);
-    process::run(&mut command)
+/// `cargo xtask setup`: the peer environment, then cargo-deny.
+fn setup(root: &Path) -> Result<(), Error> {
+    peers::ensure(root)?;
+    deny::ensure(root).map(|_| ())
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ pub fn ensure_environment(
     let python = venv.join("bin").join("python");
     if !process::is_executable(&python) {
         println!("setup: creating the environment {}", venv.display());
-        let mut create = Command::new("python3");
+        let mut create = Command::new(process::program("python3")?);
         create.args(["-m", "venv"]).arg(venv);
         process::run(&mut create)?;
     }

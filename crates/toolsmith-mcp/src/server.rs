@@ -7,23 +7,27 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::{Semaphore, oneshot};
-use toolsmith::{Arguments, Dialect, Registry, ToolError, ToolOutput, envelope};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use toolsmith::{
+    Arguments, CoerceError, CoerceErrors, Dialect, ErrorCode, Registry, ToolError, ToolOutput,
+    envelope,
+};
 
 use crate::config::McpConfig;
 use crate::error::ServeError;
+use crate::intake::CallIntake;
 use crate::pool::ToolPool;
 
 /// An MCP server over a [`Registry`]: rmcp's [`ServerHandler`], with the tools' declarations
 /// computed once, at construction.
 ///
-/// Cloning is cheap (the clones share the registry, the declarations and the concurrency
-/// limit), which is how the stateless HTTP transport hands each request its own handler.
+/// Cloning is cheap (the clones share the registry, the declarations, the tool threads and the
+/// limits), which is how the stateless HTTP transport hands each request its own handler.
 ///
 /// ```
 /// use toolsmith_mcp::{McpConfig, McpServer};
@@ -54,9 +58,28 @@ struct Shared {
     config: McpConfig,
     /// `tools/list`'s answer, built once.
     listed: ListToolsResult,
-    calls: Arc<Semaphore>,
-    /// The threads tools run on.
+    /// The places for calls: one per call running or queued. A call holds its place from when
+    /// the server takes it until its tool returns (or it leaves the queue unrun).
+    places: Arc<Semaphore>,
+    /// The threads tools run on, no more than the concurrency limit; calls beyond it wait in
+    /// the pool's queue.
     pool: ToolPool,
+}
+
+/// A call's arguments: their text, as the client sent it, or a map read by rmcp.
+enum CallArguments {
+    Text(Option<Box<str>>),
+    Map(Value),
+}
+
+impl CallArguments {
+    fn as_arguments(&self) -> Arguments<'_> {
+        match self {
+            CallArguments::Text(Some(text)) => Arguments::Text(text),
+            CallArguments::Text(None) => Arguments::Text("{}"),
+            CallArguments::Map(value) => Arguments::Json(value),
+        }
+    }
 }
 
 impl McpServer {
@@ -72,16 +95,17 @@ impl McpServer {
             .iter()
             .map(|entry| declare(entry.tool().as_ref()))
             .collect::<Result<Vec<_>, _>>()?;
-        let calls = Arc::new(Semaphore::new(config.max_concurrent_calls()));
-        // No more threads than calls may run: at that many, a queued call always finds a
-        // thread about to be free.
+        let places = config
+            .max_concurrent_calls()
+            .saturating_add(config.max_queued_calls())
+            .min(Semaphore::MAX_PERMITS);
         let pool = ToolPool::new(config.max_concurrent_calls());
         Ok(McpServer {
             shared: Arc::new(Shared {
                 registry,
                 config,
                 listed: ListToolsResult::with_all_items(tools),
-                calls,
+                places: Arc::new(Semaphore::new(places)),
                 pool,
             }),
         })
@@ -97,18 +121,38 @@ impl McpServer {
         &self.shared.config
     }
 
-    /// Runs one call: coerced, on one of the pool's threads, under the concurrency limit and the
-    /// timeout.
-    async fn call(&self, name: &str, arguments: Value) -> Result<CallToolResult, ErrorData> {
+    /// The places for calls, for a transport that waits for one before it hands a call over.
+    pub(crate) fn places(&self) -> Arc<Semaphore> {
+        Arc::clone(&self.shared.places)
+    }
+
+    /// Runs one call: its arguments read and coerced on one of the pool's threads, once one is
+    /// free, within the timeout. `place` is the call's place, when the transport waited for it;
+    /// otherwise a call finding every place taken is answered as busy.
+    async fn call(
+        &self,
+        name: &str,
+        arguments: CallArguments,
+        place: Option<OwnedSemaphorePermit>,
+    ) -> Result<CallToolResult, ErrorData> {
         let shared = &self.shared;
         if let Err(error) = shared.registry.find(name) {
             return Err(unknown_tool(&error));
         }
-        let Ok(permit) = shared.calls.clone().try_acquire_owned() else {
-            let limit = shared.config.max_concurrent_calls();
-            return Ok(error_result(format!(
-                "The server is busy: {limit} tool calls are already running. Try `{name}` again shortly."
-            )));
+        let place = match place {
+            Some(place) => place,
+            None => match Arc::clone(&shared.places).try_acquire_owned() {
+                Ok(place) => place,
+                Err(_) => {
+                    let config = &shared.config;
+                    return Ok(error_result(format!(
+                        "The server is busy: {} tool calls are running and {} more are queued. \
+                         Try `{name}` again shortly.",
+                        config.max_concurrent_calls(),
+                        config.max_queued_calls()
+                    )));
+                }
+            },
         };
         let registry = Arc::clone(&shared.registry);
         let policy = shared.config.policy().clone();
@@ -117,37 +161,54 @@ impl McpServer {
         let picked_up = Arc::new(AtomicBool::new(false));
         let picking_up = Arc::clone(&picked_up);
         let spawned = shared.pool.spawn(move || {
+            // Held until the tool returns, even after a timeout: a runaway tool keeps its place.
+            let _place = place;
+            // A call whose caller has gone (it timed out in the queue) is not run.
+            if answer.is_closed() {
+                return;
+            }
             picking_up.store(true, Ordering::Release);
-            // Held until the tool returns, even after a timeout: a runaway tool keeps its slot.
-            let _permit = permit;
+            let output = registry.call(&tool, arguments.as_arguments(), &policy);
             // The caller may have timed out and gone; the answer is then dropped.
-            let _ = answer.send(registry.call(&tool, Arguments::Json(&arguments), &policy));
+            let _ = answer.send(output);
         });
         if let Err(error) = spawned {
             return Ok(error_result(format!(
                 "The server could not start a thread for `{name}` ({error}). Try again shortly."
             )));
         }
+        // From when the server took the call: time in the queue counts.
         let timeout = shared.config.call_timeout();
-        Ok(
-            match tokio::time::timeout(timeout, soon(answered, &picked_up)).await {
-                Ok(Ok(Ok(output))) => success_result(output),
-                Ok(Ok(Err(error))) => error_result(error.to_model_message()),
-                // `Registry::call` catches the tool's panics; anything else that ended the job
-                // (the pool catches it) left it without an answer.
-                Ok(Err(_dropped)) => error_result(
-                    ToolError::Panicked {
-                        tool: name.to_owned(),
-                        message: "the tool's thread ended without an answer".to_owned(),
-                    }
-                    .to_model_message(),
-                ),
-                Err(_elapsed) => error_result(format!(
-                    "Tool `{name}` did not finish within {} and was abandoned.",
-                    seconds(timeout)
-                )),
-            },
-        )
+        match tokio::time::timeout(timeout, soon(answered, &picked_up)).await {
+            Ok(Ok(Ok(output))) => Ok(success_result(output)),
+            Ok(Ok(Err(ToolError::InvalidArguments { tool, errors })))
+                if !errors.is_empty()
+                    && errors
+                        .iter()
+                        .all(|error| error.code == ErrorCode::ArgumentsType) =>
+            {
+                Err(not_an_object(&tool, &errors))
+            }
+            Ok(Ok(Err(error))) => Ok(error_result(error.to_model_message())),
+            // `Registry::call` catches the tool's panics; anything else that ended the job
+            // (the pool catches it) left it without an answer.
+            Ok(Err(_dropped)) => Ok(error_result(
+                ToolError::Panicked {
+                    tool: name.to_owned(),
+                    message: "the tool's thread ended without an answer".to_owned(),
+                }
+                .to_model_message(),
+            )),
+            Err(_elapsed) if !picked_up.load(Ordering::Acquire) => Ok(error_result(format!(
+                "Tool `{name}` did not start within {}: the server was busy with other calls \
+                 all that time. Try again later.",
+                seconds(timeout)
+            ))),
+            Err(_elapsed) => Ok(error_result(format!(
+                "Tool `{name}` did not finish within {} and was abandoned.",
+                seconds(timeout)
+            ))),
+        }
     }
 }
 
@@ -176,10 +237,22 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        mut context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let arguments = Value::Object(request.arguments.unwrap_or_default());
-        self.call(&request.name, arguments).await.map(Into::into)
+        let (arguments, place) = match CallIntake::take(&mut context.extensions) {
+            // The transport's only reference: the place moves to the call.
+            Some(intake) => match Arc::try_unwrap(intake) {
+                Ok(intake) => (CallArguments::Text(intake.arguments), intake.admitted),
+                Err(shared) => (CallArguments::Text(shared.arguments.clone()), None),
+            },
+            None => (
+                CallArguments::Map(Value::Object(request.arguments.unwrap_or_default())),
+                None,
+            ),
+        };
+        self.call(&request.name, arguments, place)
+            .await
+            .map(Into::into)
     }
 }
 
@@ -240,11 +313,21 @@ fn title(name: &str) -> String {
     }
 }
 
+/// The `_meta` key under which a result lists the repairs made to the call's arguments.
+const REPAIRS_META_KEY: &str = "toolsmith/repairs";
+
 fn success_result(output: ToolOutput) -> CallToolResult {
     let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
     // MCP's structuredContent is an object; other structured outputs travel as their JSON text.
     if let Some(structured @ Value::Object(_)) = output.structured {
         result.structured_content = Some(structured);
+    }
+    // Recorded for the client, as the CLI records them; the model reads the content.
+    if !output.repairs.is_empty() {
+        let repairs = output.repairs.iter().map(toolsmith::Repair::to_json);
+        let mut meta = rmcp::model::JsonObject::new();
+        meta.insert(REPAIRS_META_KEY.to_owned(), Value::Array(repairs.collect()));
+        result.meta = Some(MetaObject(meta));
     }
     result
 }
@@ -262,6 +345,19 @@ fn unknown_tool(error: &ToolError) -> ErrorData {
         _ => None,
     };
     ErrorData::invalid_params(error.to_model_message(), data)
+}
+
+/// The protocol error for arguments that are not an object at all (an array, a number, a
+/// string holding no object): MCP's invalid params, in the argument reader's words.
+fn not_an_object(tool: &str, errors: &CoerceErrors) -> ErrorData {
+    let problems: Vec<String> = errors.iter().map(CoerceError::message).collect();
+    ErrorData::invalid_params(
+        format!(
+            "Invalid arguments for tool `{tool}`: {}",
+            problems.join("; ")
+        ),
+        Some(json!({"tool": tool, "errors": errors.to_json()})),
+    )
 }
 
 fn seconds(duration: std::time::Duration) -> String {

@@ -3,33 +3,54 @@
 //!
 //! rmcp's own stream transport drops unparsable and oversized lines without a word; a client
 //! waiting on a request it sent would wait forever. This one answers: a line that is not JSON
-//! gets a parse error (`-32700`, id `null`), JSON that is not a JSON-RPC message gets an invalid
-//! request (`-32600`) with the request's id where it has one, and a line over the size limit gets
-//! an invalid request with the id read from the line's first bytes where it can be found there.
-//! The protocol itself (what a message means, the handshake, dispatch) stays rmcp's.
+//! gets a parse error (`-32700`, `"id": null`), JSON that is not a JSON-RPC message gets an
+//! invalid request (`-32600`) with the request's id where it has one (else `null`, as JSON-RPC
+//! 2.0 asks), and a line over the size limit gets an invalid request with the id read from the
+//! line's first bytes where it can be found there. A leading UTF-8 byte order mark is dropped.
+//!
+//! Before the handshake, a request other than `initialize` (or `ping`, or one carrying its
+//! protocol version in `_meta` as protocol 2026-07-28 allows) is answered with an error saying
+//! to initialize first, and a notification or response, which rmcp would end the connection
+//! for, is dropped. The protocol itself (what a message means, the handshake, dispatch) stays
+//! rmcp's.
+//!
+//! Serving an [`McpServer`], the transport also takes each `tools/call`'s arguments as their
+//! text (see [`intake`](crate::intake)), and gives each call a place among those the server has
+//! taken before handing it over: with every place taken (the concurrency limit running and the
+//! queue full), it reads nothing more until one frees, so a client's burst waits its turn in
+//! the pipe instead of being refused. (Should none free within the call timeout, the call is
+//! answered as busy and reading goes on.)
 
-use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, ClientRequest, ErrorCode, ErrorData, JsonRpcMessage,
-    RequestId,
+    ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetExtensions, GetMeta,
+    InitializeRequestParams, JsonRpcMessage, ProtocolVersion, RequestId,
 };
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+
+use crate::intake::{CallIntake, ToolCall, UTF8_BOM};
+use crate::server::McpServer;
 
 /// How much of an oversized line is kept to find its id in.
 const ID_SCAN_BYTES: usize = 4096;
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
-
 /// An MCP server transport over a reader and a writer: one JSON-RPC message per line each way.
+///
+/// Every line gets an answer, as rmcp's own stream transport does not promise: one that is not
+/// JSON a parse error, one that is not a message an invalid request, one over the size limit
+/// "request too large", each with the request's id where it can be read (else `"id": null`).
+/// A leading UTF-8 byte order mark is dropped. Before the handshake, a request other than
+/// `initialize` or `ping` is told to send `initialize` first, and a notification is dropped
+/// rather than ending the connection.
 pub struct LineTransport<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
@@ -37,6 +58,40 @@ pub struct LineTransport<R, W> {
     /// The start of a line over the limit, kept until its newline: where its id is looked for.
     oversized: Option<Vec<u8>>,
     write: Arc<Writer<W>>,
+    /// Serving an [`McpServer`]: the places for its calls. Calls then carry their arguments'
+    /// text and their place to the server.
+    places: Option<Places>,
+    /// A call read and waiting for its place, kept here so that a `receive` given up while it
+    /// waits loses nothing.
+    waiting: Option<WaitingCall>,
+    /// Whether the handshake is still to come.
+    handshake: bool,
+}
+
+/// The places for an [`McpServer`]'s calls, and how long a call read waits for one.
+struct Places {
+    semaphore: Arc<Semaphore>,
+    /// The call timeout: with no place free for that long (the running tools never return),
+    /// the call is handed over without one, to be answered as busy, and reading goes on.
+    wait: Duration,
+}
+
+/// A `tools/call` read by a transport serving an [`McpServer`], not yet handed over.
+struct WaitingCall {
+    id: RequestId,
+    request: ClientRequest,
+    arguments: Option<Box<str>>,
+    /// Since when it waits for a place, once it had to.
+    blocked_since: Option<Instant>,
+}
+
+impl WaitingCall {
+    fn admit(mut self, place: Option<OwnedSemaphorePermit>) -> RxJsonRpcMessage<RoleServer> {
+        self.request
+            .extensions_mut()
+            .insert(CallIntake::new(self.arguments, place));
+        JsonRpcMessage::request(self.request, self.id)
+    }
 }
 
 /// The writing half, shared by every message being sent.
@@ -86,7 +141,8 @@ where
     R: AsyncRead + Send + Unpin,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    /// A transport reading `read` and writing `write`, refusing lines over `max_line_bytes`.
+    /// A transport reading `read` and writing `write`, refusing lines over `max_line_bytes`,
+    /// for any rmcp server: a `tools/call` reaches it as rmcp reads one.
     pub fn new(read: R, write: W, max_line_bytes: usize) -> Self {
         LineTransport {
             read: BufReader::with_capacity(64 * 1024, read),
@@ -97,6 +153,9 @@ where
                 queued: std::sync::Mutex::new(Vec::new()),
                 out: Mutex::new((write, Vec::new())),
             }),
+            places: None,
+            waiting: None,
+            handshake: true,
         }
     }
 
@@ -132,11 +191,118 @@ where
             }
         }
     }
+
+    /// What becomes of a message read before the handshake: rmcp's, an answer, or nothing.
+    fn screen(&mut self, request: Option<&ClientRequest>) -> Screened {
+        if !self.handshake {
+            return Screened::Pass;
+        }
+        let Some(request) = request else {
+            // A notification or a response: rmcp would end the connection for it, and JSON-RPC
+            // answers neither.
+            return Screened::Drop;
+        };
+        match request {
+            ClientRequest::InitializeRequest(_) => {
+                self.handshake = false;
+                Screened::Pass
+            }
+            ClientRequest::PingRequest(_) | ClientRequest::DiscoverRequest(_) => Screened::Pass,
+            // rmcp reads an `initialize` whose params are not its params as some other method.
+            ClientRequest::CustomRequest(custom) if custom.method == "initialize" => {
+                Screened::Answer(invalid_initialize(custom.params.as_ref()))
+            }
+            // Protocol 2026-07-28 has no handshake: a request that says its version in `_meta`
+            // begins the session when its metadata is complete; rmcp says what is missing.
+            request if request.get_meta().protocol_version().is_some() => {
+                if request
+                    .get_meta()
+                    .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                    .is_empty()
+                {
+                    self.handshake = false;
+                }
+                Screened::Pass
+            }
+            request => Screened::Answer(not_initialized(request.method())),
+        }
+    }
 }
 
-/// One message as a line.
+impl McpServer {
+    /// The newline-delimited transport for this server over `read` and `write`: lines up to the
+    /// request size limit, and calls handed over with their arguments' text, each once it has
+    /// a place.
+    pub(crate) fn line_transport<R, W>(&self, read: R, write: W) -> LineTransport<R, W>
+    where
+        R: AsyncRead + Send + Unpin,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let mut transport = LineTransport::new(read, write, self.config().max_request_bytes());
+        transport.places = Some(Places {
+            semaphore: self.places(),
+            wait: self.config().call_timeout(),
+        });
+        transport
+    }
+}
+
+enum Screened {
+    Pass,
+    Answer(ErrorData),
+    Drop,
+}
+
+/// The answer to a request made before the handshake.
+fn not_initialized(method: &str) -> ErrorData {
+    ErrorData::invalid_request(
+        format!(
+            "The server is not initialized: send `initialize` first, then `{method}` (or, from \
+             protocol 2026-07-28 on, give every request the `_meta` fields \
+             `io.modelcontextprotocol/protocolVersion` and \
+             `io.modelcontextprotocol/clientCapabilities`)"
+        ),
+        None,
+    )
+}
+
+/// The answer to an `initialize` whose params do not read as its params: why.
+fn invalid_initialize(params: Option<&Value>) -> ErrorData {
+    let why = match params {
+        None => "it has none".to_owned(),
+        Some(params) => match InitializeRequestParams::deserialize(params) {
+            Err(error) => error.to_string(),
+            Ok(_) => "they do not read as such".to_owned(),
+        },
+    };
+    ErrorData::invalid_params(
+        format!(
+            "Invalid params for `initialize` (`protocolVersion`, `capabilities` and `clientInfo` \
+             are required): {why}"
+        ),
+        None,
+    )
+}
+
+/// One message as a line. An error without an id says `"id": null`, as JSON-RPC 2.0 asks of an
+/// answer to a request whose id could not be read (rmcp leaves the member out).
 fn encode(message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<Vec<u8>> {
-    let mut bytes = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+    /// An error answering no request that could be identified.
+    #[derive(Serialize)]
+    struct Unidentified<'a> {
+        jsonrpc: &'static str,
+        id: (),
+        error: &'a ErrorData,
+    }
+    let mut bytes = match message {
+        JsonRpcMessage::Error(error) if error.id.is_none() => serde_json::to_vec(&Unidentified {
+            jsonrpc: "2.0",
+            id: (),
+            error: &error.error,
+        }),
+        message => serde_json::to_vec(message),
+    }
+    .map_err(std::io::Error::other)?;
     bytes.push(b'\n');
     Ok(bytes)
 }
@@ -165,57 +331,60 @@ enum Line {
     Eof,
 }
 
-/// One line as a message, as rmcp reads it.
+/// A line read.
+enum Read {
+    Message(RxJsonRpcMessage<RoleServer>),
+    /// A `tools/call` for an [`McpServer`], its arguments as text.
+    Call(WaitingCall),
+}
+
+impl Read {
+    fn request(&self) -> Option<&ClientRequest> {
+        match self {
+            Read::Message(JsonRpcMessage::Request(request)) => Some(&request.request),
+            Read::Message(_) => None,
+            Read::Call(call) => Some(&call.request),
+        }
+    }
+
+    fn id(&self) -> Option<RequestId> {
+        match self {
+            Read::Message(JsonRpcMessage::Request(request)) => Some(request.id.clone()),
+            Read::Message(_) => None,
+            Read::Call(call) => Some(call.id.clone()),
+        }
+    }
+}
+
+/// One line as a message, as rmcp reads it; with `as_text`, a `tools/call` with its arguments
+/// as their text, whatever JSON they are.
 ///
 /// rmcp reads a message by buffering it whole and then trying each kind of request in turn,
 /// which costs several times the parse itself. `tools/call`, the request a busy client sends
 /// most, is read straight into its type first; anything that does not read that way (another
 /// method, a malformed call) goes through rmcp's reader, so what a line means is rmcp's.
-fn parse(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleServer>> {
-    match serde_json::from_slice::<ToolCall<'_>>(text) {
-        Ok(call)
-            if call.jsonrpc == "2.0"
-                && call.method == "tools/call"
-                && !call.result
-                && !call.error =>
-        {
-            let mut params = call.params;
-            let mut request = CallToolRequest::new(CallToolRequestParams::new(""));
-            // rmcp keeps a request's `_meta` in its extensions, not in its params.
-            if let Some(meta) = params.meta.take() {
-                request.extensions.insert(meta);
-            }
-            request.params = params;
-            Ok(JsonRpcMessage::request(
-                ClientRequest::CallToolRequest(request),
-                call.id,
-            ))
+fn parse(text: &[u8], as_text: bool) -> serde_json::Result<Read> {
+    if let Some(call) = ToolCall::read(text) {
+        let raw = call.params.arguments;
+        if as_text {
+            return Ok(Read::Call(WaitingCall {
+                id: call.id,
+                request: call.params.into_request(None),
+                arguments: raw.map(|raw| raw.get().into()),
+                blocked_since: None,
+            }));
         }
-        _ => serde_json::from_slice(text),
+        // Arguments that are not an object are rmcp's to refuse.
+        let arguments = match raw {
+            None => Some(None),
+            Some(raw) => serde_json::from_str(raw.get()).ok().map(Some),
+        };
+        if let Some(arguments) = arguments {
+            let request = call.params.into_request(arguments);
+            return Ok(Read::Message(JsonRpcMessage::request(request, call.id)));
+        }
     }
-}
-
-/// A `tools/call` request as it arrives: `{"jsonrpc":"2.0","id":..,"method":"tools/call",
-/// "params":{..}}`, other members ignored, as rmcp ignores them.
-/// `jsonrpc` and `method` are read in place (rmcp's types for them copy each into a string).
-#[derive(Deserialize)]
-struct ToolCall<'a> {
-    #[serde(borrow)]
-    jsonrpc: Cow<'a, str>,
-    id: RequestId,
-    #[serde(borrow)]
-    method: Cow<'a, str>,
-    params: CallToolRequestParams,
-    /// A message with a `result` or `error` as well is not a request to rmcp.
-    #[serde(default, deserialize_with = "present")]
-    result: bool,
-    #[serde(default, deserialize_with = "present")]
-    error: bool,
-}
-
-/// `true` for a member that is there, whatever its value (`null` too).
-fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
-    IgnoredAny::deserialize(value).map(|_| true)
+    serde_json::from_slice::<ClientJsonRpcMessage>(text).map(Read::Message)
 }
 
 /// What a line that is not a message gets back, if anything.
@@ -265,6 +434,27 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if let Some(places) = &self.places
+                && let Some(call) = &mut self.waiting
+            {
+                // Every place taken: nothing more is read until a call ends, or for as long as
+                // a call may take, after which the call goes without a place (to be answered as
+                // busy), so that tools that never return cannot stop the reading for good.
+                let place = match Arc::clone(&places.semaphore).try_acquire_owned() {
+                    Ok(place) => Some(place),
+                    Err(_) => {
+                        let since = *call.blocked_since.get_or_insert_with(Instant::now);
+                        let waiting = Arc::clone(&places.semaphore).acquire_owned();
+                        tokio::time::timeout_at(since + places.wait, waiting)
+                            .await
+                            .ok()
+                            .and_then(Result::ok)
+                    }
+                };
+                if let Some(call) = self.waiting.take() {
+                    return Some(call.admit(place));
+                }
+            }
             let answer = match self.read_line().await.ok()? {
                 Line::Eof => return None,
                 Line::Oversized(start) => Some((
@@ -285,14 +475,24 @@ where
                     let parsed = if text.iter().all(u8::is_ascii_whitespace) {
                         None
                     } else {
-                        Some(parse(text))
+                        Some(parse(text, self.places.is_some()))
                     };
                     let answer = match parsed {
                         None => None,
-                        Some(Ok(message)) => {
-                            self.line = recycle(line);
-                            return Some(message);
-                        }
+                        Some(Ok(read)) => match self.screen(read.request()) {
+                            Screened::Pass => match read {
+                                Read::Message(message) => {
+                                    self.line = recycle(line);
+                                    return Some(message);
+                                }
+                                Read::Call(call) => {
+                                    self.waiting = Some(call);
+                                    None
+                                }
+                            },
+                            Screened::Answer(error) => Some((read.id(), error)),
+                            Screened::Drop => None,
+                        },
                         Some(Err(error)) => reject(text, &error),
                     };
                     self.line = recycle(line);
@@ -426,8 +626,23 @@ mod tests {
     }
 
     fn as_parsed(line: &str) -> Option<Value> {
-        let message = parse(line.as_bytes()).ok()?;
+        let Ok(Read::Message(message)) = parse(line.as_bytes(), false) else {
+            return None;
+        };
         Some(serde_json::to_value(message).unwrap())
+    }
+
+    /// What a transport serving an `McpServer` makes of `line`: the message as JSON, its
+    /// arguments left out, and the arguments' text.
+    fn as_call(line: &str) -> Option<(Value, Option<String>)> {
+        match parse(line.as_bytes(), true).ok()? {
+            Read::Call(call) => {
+                let arguments = call.arguments.as_deref().map(str::to_owned);
+                let message = serde_json::to_value(call.admit(None)).unwrap();
+                Some((message, arguments))
+            }
+            Read::Message(message) => Some((serde_json::to_value(message).unwrap(), None)),
+        }
     }
 
     #[test]
@@ -463,9 +678,75 @@ mod tests {
     }
 
     #[test]
+    fn serving_the_server_a_call_means_what_it_means_to_rmcp_but_for_its_arguments_text() {
+        let lines = [
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"a":3}}}"#,
+                Some(r#"{"a":2,"a":3}"#),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments": "{\"a\":2}" ,"_meta":{"progressToken":7}}}"#,
+                Some(r#""{\"a\":2}""#),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add","arguments":[1],"requestState":"s"},"other":true}"#,
+                Some("[1]"),
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":null}}"#,
+                None,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add"}}"#,
+                None,
+            ),
+        ];
+        for (line, arguments) in lines {
+            let (message, text) = as_call(line).unwrap();
+            assert_eq!(text.as_deref(), arguments, "{line}");
+            // rmcp reads the same request once the arguments are out of it.
+            let mut without: Value = serde_json::from_str(line).unwrap();
+            without["params"]
+                .as_object_mut()
+                .unwrap()
+                .remove("arguments");
+            assert_eq!(
+                Some(message),
+                as_rmcp_reads_it(&without.to_string()),
+                "{line}"
+            );
+        }
+        // Anything else is read as rmcp reads it.
+        for line in [
+            r#"{"jsonrpc":"2.0","id":6,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"arguments":{}}}"#,
+            r#"{"jsonrpc":"1.0","id":8,"method":"tools/call","params":{"name":"add"}}"#,
+            r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"add"},"result":null}"#,
+        ] {
+            assert_eq!(
+                as_call(line).map(|(message, _)| message),
+                as_rmcp_reads_it(line),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_error_answering_no_identified_request_has_a_null_id() {
+        let message: TxJsonRpcMessage<RoleServer> =
+            JsonRpcMessage::error(ErrorData::invalid_request("no", None), None);
+        let line = String::from_utf8(encode(&message).unwrap()).unwrap();
+        assert_eq!(
+            line,
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"no\"}}\n"
+        );
+    }
+
+    #[test]
     fn a_tool_call_is_read_as_one() {
         let line = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2},"_meta":{"progressToken":7}}}"#;
-        let Ok(JsonRpcMessage::Request(request)) = parse(line.as_bytes()) else {
+        let Ok(Read::Message(JsonRpcMessage::Request(request))) = parse(line.as_bytes(), false)
+        else {
             panic!("not a request");
         };
         let ClientRequest::CallToolRequest(call) = request.request else {

@@ -132,21 +132,24 @@ async fn a_call_past_the_timeout_is_an_error_result() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_call_beyond_the_concurrency_limit_is_refused_as_busy() {
+async fn a_call_beyond_the_concurrency_limit_waits_for_a_running_one_to_end() {
     let config = McpConfig::default().with_max_concurrent_calls(1);
     let (mut client, gate) = Client::connect(config).await;
     let waiting = client.send_call("wait", json!({})).await;
     let arrived = gate.clone();
-    tokio::task::spawn_blocking(move || arrived.wait_for_arrivals(1))
-        .await
-        .unwrap();
-    let busy = client.call("add", json!({"a": 1, "b": 2})).await;
-    assert_eq!(busy["result"]["isError"], true, "{busy}");
-    assert!(text(&busy).starts_with("The server is busy: 1 tool calls are already running."));
+    let came = tokio::task::spawn_blocking(move || arrived.arrivals_within(1));
+    assert!(came.await.unwrap(), "the first call never reached its tool");
+    let queued = client.send_call("add", json!({"a": 1, "b": 2})).await;
+    assert_eq!(
+        client.receive_line_within(Duration::from_millis(200)).await,
+        None,
+        "the queued call is neither refused nor run while the first one holds the thread"
+    );
     gate.open();
-    let through = client.receive().await;
-    assert_eq!(through["id"], waiting);
-    assert_eq!(text(&through), "through");
+    let answers = [client.receive().await, client.receive().await];
+    let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
+    assert_eq!(text(by_id(waiting)), "through");
+    assert_eq!(text(by_id(queued)), "3");
 }
 
 #[tokio::test(flavor = "multi_thread")]

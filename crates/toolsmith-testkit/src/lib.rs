@@ -5,10 +5,12 @@
 //! Python virtual environment, `target/peers/venv` under the workspace root, or wherever
 //! `TOOLSMITH_PEERS` points. When a peer is missing, [`require`] fails the test if
 //! `TOOLSMITH_REQUIRE_PEERS` is set (CI sets it, so a missing install step cannot pass
-//! silently) and otherwise says the test was skipped and why.
+//! silently) and otherwise says the test was skipped and why. Benchmarks find the machine's
+//! own programs (`grep`, `rg`) with [`system_program`].
 //!
 //! This crate is only ever a dev-dependency: it must never be a dependency of a crate that
-//! toolsmith ships, and it starts no process itself.
+//! toolsmith ships, it starts no process itself, and it never answers with a program in the
+//! current directory: every path it gives is absolute.
 
 use std::path::{Path, PathBuf};
 
@@ -22,17 +24,56 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// The peer environment: `TOOLSMITH_PEERS`, else `target/peers/venv` under the workspace root.
+/// The peer environment: `TOOLSMITH_PEERS` (unless empty), else `target/peers/venv` under the
+/// workspace root.
+///
+/// # Panics
+///
+/// When `TOOLSMITH_PEERS` is a relative path: cargo runs each crate's tests from that crate's
+/// directory, so a relative path would name a different place for each (and a peer would be
+/// started by a relative path).
 pub fn peers_dir() -> PathBuf {
-    std::env::var_os("TOOLSMITH_PEERS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target").join("peers").join("venv"))
+    match peers_dir_from(std::env::var_os("TOOLSMITH_PEERS")) {
+        Ok(dir) => dir,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// The peer environment named by `configured` (the value of `TOOLSMITH_PEERS`), or why it
+/// cannot be used.
+fn peers_dir_from(configured: Option<std::ffi::OsString>) -> Result<PathBuf, String> {
+    match configured.filter(|dir| !dir.is_empty()).map(PathBuf::from) {
+        None => Ok(workspace_root().join("target").join("peers").join("venv")),
+        Some(dir) if dir.is_absolute() => Ok(dir),
+        Some(dir) => Err(format!(
+            "TOOLSMITH_PEERS must be an absolute path, not `{}`: tests run from each crate's \
+             own directory, so a relative path names a different place for each",
+            dir.display()
+        )),
+    }
 }
 
 /// The executable `name` in the peer environment's `bin`, when it is there.
 pub fn peer(name: &str) -> Option<PathBuf> {
     let candidate = peers_dir().join("bin").join(name);
     is_executable(&candidate).then_some(candidate)
+}
+
+/// The machine's own program `name` (`grep`, `rg`: not a peer of the environment), found in an
+/// absolute directory of `PATH`.
+///
+/// Empty and relative `PATH` entries are skipped: they name the current directory, and a
+/// program there is whatever the checkout holds. Start the path this returns, not the name,
+/// which the system would look up in every entry.
+pub fn system_program(name: &str) -> Option<PathBuf> {
+    system_program_in(name, &std::env::var_os("PATH")?)
+}
+
+fn system_program_in(name: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
 }
 
 /// Whether a missing peer must fail the test (`TOOLSMITH_REQUIRE_PEERS` is set and not `0`).
@@ -76,12 +117,61 @@ fn is_executable(path: &Path) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
     fn the_workspace_root_holds_the_workspace_manifest() {
         assert!(workspace_root().join("Cargo.toml").is_file());
         assert!(workspace_root().join("crates").is_dir());
+    }
+
+    #[test]
+    fn the_peer_environment_defaults_to_target_peers_venv() {
+        let default = Ok(workspace_root().join("target/peers/venv"));
+        assert_eq!(peers_dir_from(None), default);
+        assert_eq!(peers_dir_from(Some("".into())), default);
+    }
+
+    #[test]
+    fn an_absolute_peer_environment_is_taken_as_given() {
+        assert_eq!(
+            peers_dir_from(Some("/opt/peers".into())),
+            Ok(PathBuf::from("/opt/peers"))
+        );
+    }
+
+    #[test]
+    fn a_relative_peer_environment_is_refused() {
+        for relative in ["target/peers/venv", ".", "venv"] {
+            let refused = peers_dir_from(Some(relative.into()));
+            assert!(
+                refused
+                    .as_ref()
+                    .is_err_and(|message| message.contains("must be an absolute path")),
+                "{relative:?}: {refused:?}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_system_program_is_found_only_through_absolute_path_entries() {
+        // The one executable every test run has: the test binary itself.
+        let exe = std::env::current_exe().unwrap();
+        let (dir, name) = (
+            exe.parent().unwrap(),
+            exe.file_name().unwrap().to_str().unwrap(),
+        );
+        assert_eq!(system_program_in(name, dir.as_os_str()), Some(exe.clone()));
+        // The same directory spelled relative to the current one.
+        let cwd = std::env::current_dir().unwrap();
+        let up: PathBuf = cwd.components().skip(1).map(|_| "..").collect();
+        let relative = up.join(dir.strip_prefix("/").unwrap());
+        assert!(is_executable(&relative.join(name)));
+        assert_eq!(system_program_in(name, relative.as_os_str()), None);
+        assert_eq!(system_program_in(name, std::ffi::OsStr::new(":.")), None);
     }
 
     #[test]

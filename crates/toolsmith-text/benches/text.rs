@@ -209,19 +209,26 @@ fn target_dir() -> PathBuf {
 /// A peer program's command line: an argument vector, with environment settings.
 struct Peer {
     program: &'static str,
+    /// Where `program` is: found once, in an absolute directory of `PATH` (never the current
+    /// directory), and started by this path.
+    path: PathBuf,
     args: Vec<String>,
     env: &'static [(&'static str, &'static str)],
 }
 
 impl Peer {
-    fn new(program: &'static str, args: &[&str], file: &Path) -> Self {
+    fn new(program: &'static str, args: &[&str], file: &Path) -> Result<Self, String> {
+        let path = toolsmith_testkit::system_program(program).ok_or_else(|| {
+            format!("`{program}` is not in an absolute directory of PATH (`cargo xtask bench text` installs rg)")
+        })?;
         let mut args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
         args.push(file.display().to_string());
-        Peer {
+        Ok(Peer {
             program,
+            path,
             args,
             env: &[("LC_ALL", "C")],
-        }
+        })
     }
 
     fn env(mut self, env: &'static [(&'static str, &'static str)]) -> Self {
@@ -230,7 +237,7 @@ impl Peer {
     }
 
     fn command(&self) -> Command {
-        let mut command = Command::new(self.program);
+        let mut command = Command::new(&self.path);
         command.args(&self.args).envs(self.env.iter().copied());
         command
     }
@@ -379,15 +386,15 @@ fn run() -> Result<(), String> {
 
     let rg = |args: &[&str]| Peer::new("rg", args, &file);
     let grep = |args: &[&str]| Peer::new("grep", args, &file);
-    let rg_case = rg(&["-c", PATTERN]);
-    let grep_case = grep(&["-c", PATTERN]);
-    let rg_nocase = rg(&["-c", "-i", PATTERN]);
-    let grep_nocase = grep(&["-c", "-i", PATTERN]);
-    let wc = Peer::new("wc", &[], &file);
-    let wc_chars = Peer::new("wc", &["-lwm"], &file).env(&[("LC_ALL", "C.UTF-8")]);
-    let sort = Peer::new("sort", &[], &file);
-    let sort_unique = Peer::new("sort", &["-u"], &file);
-    let awk = Peer::new("awk", &["!seen[$0]++"], &file);
+    let rg_case = rg(&["-c", PATTERN])?;
+    let grep_case = grep(&["-c", PATTERN])?;
+    let rg_nocase = rg(&["-c", "-i", PATTERN])?;
+    let grep_nocase = grep(&["-c", "-i", PATTERN])?;
+    let wc = Peer::new("wc", &[], &file)?;
+    let wc_chars = Peer::new("wc", &["-lwm"], &file)?.env(&[("LC_ALL", "C.UTF-8")]);
+    let sort = Peer::new("sort", &[], &file)?;
+    let sort_unique = Peer::new("sort", &["-u"], &file)?;
+    let awk = Peer::new("awk", &["!seen[$0]++"], &file)?;
 
     // Every tool must give its peer's answer before its speed means anything.
     let grep_tool = |ignore_case: bool| {

@@ -5,7 +5,19 @@
 //! a markdown code fence is blanked out, Python literals are rewritten, and `jsonc-parser` reads
 //! the near-JSON leniencies (comments, trailing commas, single quotes, unquoted keys), each of
 //! which is named in its own repair. Nesting is measured by a flat scan before any recursive
-//! parser sees the text, so hostile input is an error, never a stack overflow.
+//! parser sees the text, so hostile input is an error, never a stack overflow; an array or
+//! object past the limit on items stops the reading (near-JSON, whose parser builds its whole
+//! tree first, is scanned for it before), so what is refused is never built.
+//!
+//! Rules beside the rulebook's table:
+//! - a leading byte-order mark is dropped without a repair: it is transport noise, not JSON,
+//!   and dropping it is what JSON readers that tolerate one do (the MCP transport does too);
+//! - JSON sent inside a string, where an array or object is expected, is read by the same
+//!   strict reader: parsed, or refused (nested past the depth limit, an array past the item
+//!   limit, a key twice) with an error naming the limit or the key; it is never read another
+//!   way (as a string to wrap in an array) because it is too deep to parse. Text that is not
+//!   JSON stays a string;
+//! - error positions are the offending token's line and column, in characters.
 
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
@@ -21,10 +33,10 @@ use serde_json::map::Entry;
 use serde_json::{Map, Number, Value};
 
 use crate::coerce::{
-    Coerced, Fast, abridged_text, coerce, coerce_read, is_canonical_text, number_tokens,
-    read_canonical,
+    Coerced, Fast, NumberLiterals, abridged_segment, abridged_text, bounded_pointer, capped,
+    coerce, coerce_read, is_canonical_text, read_canonical,
 };
-use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, pointer_push};
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
 use crate::policy::{Limits, Mode, Policy};
 use crate::ty::TypeGraph;
 
@@ -48,7 +60,8 @@ pub struct ParsedArguments {
 
 /// Reads argument text into a JSON object.
 ///
-/// Clean JSON objects are accepted as they are; blank text is `{}`. Near-JSON (a markdown code
+/// Clean JSON objects are accepted as they are; blank text is `{}`; a leading byte-order mark
+/// is dropped without a repair (it is transport noise, not part of the JSON). Near-JSON (a markdown code
 /// fence, comments, trailing commas, single quotes, unquoted keys, Python `True`/`False`/`None`,
 /// an object encoded twice as a JSON string) is repaired, one [`Repair`] per kind, each at path
 /// `""` with the original text as `from` (cut after 1024 characters). Numbers keep their exact
@@ -73,11 +86,14 @@ pub struct ParsedArguments {
 /// `json_invalid`, `duplicate_key`, `arguments_type`, `too_deep` or `too_large`, or
 /// `repair_refused` under a strict policy.
 pub fn parse_arguments(text: &str, policy: &Policy) -> Result<ParsedArguments, CoerceErrors> {
-    let (value, repairs, _) = read_arguments(text, &policy.limits)?;
-    if policy.mode == Mode::Strict && !repairs.is_empty() {
-        return Err(CoerceErrors(refusals(&repairs)));
+    let read = read_arguments(text, &policy.limits)?;
+    if policy.mode == Mode::Strict && !read.repairs.is_empty() {
+        return Err(CoerceErrors(refusals(&read.repairs)));
     }
-    Ok(ParsedArguments { value, repairs })
+    Ok(ParsedArguments {
+        value: read.object,
+        repairs: capped(Vec::new(), read.repairs, 0, policy.limits.max_repairs),
+    })
 }
 
 /// Reads `arguments` and coerces them to the root type of `graph`: the one call a tool runtime
@@ -101,26 +117,68 @@ pub fn coerce_arguments(
         Arguments::Json(object @ Value::Object(_)) => return coerce(graph, object, policy),
         Arguments::Json(other) => return Err(CoerceErrors(vec![not_an_object(other.clone())])),
     };
-    let (object, text_repairs, tokens) = read_arguments(text, &policy.limits)?;
+    let read = read_arguments(text, &policy.limits)?;
     let mut errors = match policy.mode {
-        Mode::Strict => refusals(&text_repairs),
+        Mode::Strict => refusals(&read.repairs),
         Mode::Lenient => Vec::new(),
     };
-    match coerce_read(graph, Value::Object(object), tokens.as_deref(), policy) {
-        Ok(coerced) if errors.is_empty() => {
-            let mut repairs = text_repairs;
-            repairs.extend(coerced.repairs);
-            Ok(Coerced {
-                value: coerced.value,
-                repairs,
-            })
-        }
+    match coerce_read(graph, Value::Object(read.object), read.literals, policy) {
+        Ok(coerced) if errors.is_empty() => Ok(Coerced {
+            value: coerced.value,
+            repairs: capped(
+                read.repairs,
+                coerced.repairs,
+                coerced.repairs_cut,
+                policy.limits.max_repairs,
+            ),
+        }),
         Ok(_) => Err(CoerceErrors(errors)),
         Err(value_errors) => {
             errors.extend(value_errors);
             Err(CoerceErrors(errors))
         }
     }
+}
+
+/// How long a text is, as far as its reader knows: a reader that stops at a limit, as it
+/// should, knows only that the text is longer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextLength {
+    /// This many bytes.
+    Exactly(usize),
+    /// More than this many bytes (the reader stopped after them).
+    Over(usize),
+}
+
+/// The `too_large` error for argument text past `max_bytes`, saying how long it is as far as
+/// that is known: what [`coerce_arguments`] reports for text it is given, and what a reader
+/// that stops reading at the limit (say, of standard input) reports itself.
+///
+/// ```
+/// use toolsmith_types::{TextLength, text_too_large};
+///
+/// let read = text_too_large(1_000, TextLength::Exactly(1_500_000));
+/// assert_eq!(read.expected, "argument text of at most 1,000 bytes; 1,500,000 bytes were sent");
+/// let cut = text_too_large(1_000, TextLength::Over(1_000));
+/// assert_eq!(
+///     cut.expected,
+///     "argument text of at most 1,000 bytes; more than 1,000 bytes were sent"
+/// );
+/// ```
+pub fn text_too_large(max_bytes: usize, length: TextLength) -> CoerceError {
+    let sent = match length {
+        TextLength::Exactly(bytes) => count(bytes),
+        TextLength::Over(read) => format!("more than {}", count(read)),
+    };
+    CoerceError::new(
+        "",
+        ErrorCode::TooLarge,
+        None,
+        format!(
+            "argument text of at most {} bytes; {sent} bytes were sent",
+            count(max_bytes)
+        ),
+    )
 }
 
 /// Arguments coerced and deserialized into the Rust type that takes them.
@@ -176,8 +234,8 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
     policy: &Policy,
 ) -> Result<Deserialized<T>, CoerceErrors> {
     let text = match arguments {
-        Arguments::Text(text) => Some(text),
-        Arguments::Json(Value::String(text)) => Some(text.as_str()),
+        Arguments::Text(text) => Some(without_bom(text)),
+        Arguments::Json(Value::String(text)) => Some(without_bom(text)),
         Arguments::Json(_) => None,
     };
     if let Some(text) = text {
@@ -212,14 +270,23 @@ pub fn deserialize_arguments<T: DeserializeOwned>(
 }
 
 /// What argument text is read as, before the strict policy is applied.
-type ReadArguments = (Map<String, Value>, Vec<Repair>, Tokens);
+struct ReadArguments<'t> {
+    object: Map<String, Value>,
+    /// The repairs made to the text (a handful at most: one of each kind).
+    repairs: Vec<Repair>,
+    /// Where the literals of its numbers are.
+    literals: NumberLiterals<'t>,
+}
 
-/// The number literals of the text a value was read from, in document order, where any of its
-/// numbers is a float (an integer's literal is its value's text already).
-type Tokens = Option<Vec<String>>;
+fn read_arguments<'t>(text: &'t str, limits: &Limits) -> Result<ReadArguments<'t>, CoerceErrors> {
+    read_object(without_bom(text), limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
+}
 
-fn read_arguments(text: &str, limits: &Limits) -> Result<ReadArguments, CoerceErrors> {
-    read_object(text, limits, Level::Outer).map_err(|e| CoerceErrors(vec![*e]))
+/// `text` without a leading byte-order mark: transport noise (some editors and Windows tools
+/// write one before UTF-8 text), dropped silently as every JSON reader that tolerates one does,
+/// and never a repair: it changes no reading.
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// One error about the whole text (boxed: the rare path stays off the common one's stack).
@@ -232,50 +299,149 @@ enum Level {
     DoubleEncoded,
 }
 
-fn read_object(text: &str, limits: &Limits, level: Level) -> Result<ReadArguments, TextError> {
+fn read_object<'t>(
+    text: &'t str,
+    limits: &Limits,
+    level: Level,
+) -> Result<ReadArguments<'t>, TextError> {
     if text.len() > limits.max_input_bytes {
-        return Err(Box::new(CoerceError::new(
-            "",
-            ErrorCode::TooLarge,
-            None,
-            format!(
-                "argument text of at most {} bytes, not {} bytes",
-                limits.max_input_bytes,
-                text.len()
-            ),
-        )));
+        let length = TextLength::Exactly(text.len());
+        return Err(Box::new(text_too_large(limits.max_input_bytes, length)));
     }
     if nesting_exceeds(text, limits.max_depth) {
         return Err(Box::new(too_deep(limits.max_depth)));
     }
     if text.trim().is_empty() {
         return match level {
-            Level::Outer => Ok((Map::new(), Vec::new(), None)),
+            Level::Outer => Ok(ReadArguments {
+                object: Map::new(),
+                repairs: Vec::new(),
+                literals: NumberLiterals::None,
+            }),
             Level::DoubleEncoded => Err(Box::new(not_an_object(Value::String(text.to_owned())))),
         };
     }
-    let (value, codes, tokens) = read_value(text).map_err(|failure| {
+    let (value, codes, literals) = read_value(text, limits).map_err(|failure| {
         Box::new(match failure {
             Failure::Invalid(invalid) => invalid.into_error(text),
             Failure::TooDeep => too_deep(limits.max_depth),
-            Failure::Duplicate { path, key } => duplicate_key(path, key),
+            Failure::Duplicate { reversed_path, key } => {
+                duplicate_key(bounded_pointer(reversed_path), key)
+            }
+            Failure::TooManyItems {
+                reversed_path,
+                max,
+                somewhere,
+            } => {
+                // Reading stopped at the first item past the limit: how many more is not known.
+                let expected = if somewhere {
+                    format!(
+                        "argument text whose arrays and objects hold at most {} items each; one \
+                         sent holds more",
+                        count(max)
+                    )
+                } else {
+                    format!("at most {} items; more were sent", count(max))
+                };
+                CoerceError::new(
+                    bounded_pointer(reversed_path),
+                    ErrorCode::TooLarge,
+                    None,
+                    expected,
+                )
+            }
         })
     })?;
     let mut repairs: Vec<Repair> = codes.into_iter().map(|c| text_repair(text, c)).collect();
     match value {
-        Value::Object(object) => Ok((object, repairs, tokens)),
+        Value::Object(object) => Ok(ReadArguments {
+            object,
+            repairs,
+            literals,
+        }),
         Value::String(inner) if level == Level::Outer => {
             match read_object(&inner, limits, Level::DoubleEncoded) {
-                Ok((object, inner_repairs, inner_tokens)) => {
+                Ok(read) => {
                     repairs.push(text_repair(text, RepairCode::DoubleEncoded));
-                    repairs.extend(inner_repairs);
-                    Ok((object, repairs, inner_tokens))
+                    repairs.extend(read.repairs);
+                    Ok(ReadArguments {
+                        object: read.object,
+                        repairs,
+                        literals: read.literals.into_owned(),
+                    })
                 }
                 Err(e) if is_about_content(e.code) => Err(e),
                 Err(_) => Err(Box::new(not_an_object(Value::String(inner)))),
             }
         }
         other => Err(Box::new(not_an_object(other))),
+    }
+}
+
+/// What JSON text sent inside a string (an array or object for a container) reads as.
+pub(crate) enum JsonText {
+    /// The JSON value it holds.
+    Value(Value),
+    /// It is not JSON text: the string is a string.
+    NotJson,
+    /// It is JSON text that the limits or the rules refuse (too deep, too many items, a key
+    /// twice): an error, never another reading.
+    Refused(Refusal),
+}
+
+/// Why JSON text inside a string was refused, and the depth limit in force.
+pub(crate) struct Refusal(Failure, usize);
+
+impl Refusal {
+    /// The error's code and expectation, for the string's own path.
+    pub(crate) fn code_and_expected(self) -> (ErrorCode, String) {
+        match self.0 {
+            Failure::TooDeep => (
+                ErrorCode::TooDeep,
+                format!(
+                    "at most {} levels of nesting (JSON text inside a string counts)",
+                    self.1
+                ),
+            ),
+            Failure::Duplicate { reversed_path, key } => {
+                let within = bounded_pointer(reversed_path);
+                let at = if within.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (at {within})")
+                };
+                (
+                    ErrorCode::DuplicateKey,
+                    format!(
+                        "JSON text with each key at most once: `{}` is twice{at}",
+                        abridged_segment(&key)
+                    ),
+                )
+            }
+            Failure::TooManyItems { max, .. } => (
+                ErrorCode::TooLarge,
+                format!(
+                    "JSON text whose arrays and objects hold at most {} items each; one sent \
+                     holds more",
+                    count(max)
+                ),
+            ),
+            Failure::Invalid(invalid) => (ErrorCode::JsonInvalid, invalid.reason),
+        }
+    }
+}
+
+/// Reads `text`, sent inside a string, as strict JSON nested at most `max_depth` levels below
+/// its outermost value: the one rule for JSON inside a string, as for argument text (the depth
+/// is measured before any parser runs, and limits and duplicate keys are errors).
+pub(crate) fn read_json_text(text: &str, max_depth: usize, limits: &Limits) -> JsonText {
+    if nesting_exceeds(text, max_depth) {
+        return JsonText::Refused(Refusal(Failure::TooDeep, limits.max_depth));
+    }
+    match read_strict(text, limits) {
+        Ok((value, _)) => JsonText::Value(value),
+        Err(Failure::Invalid(_)) => JsonText::NotJson,
+        Err(failure) => JsonText::Refused(Refusal(failure, limits.max_depth)),
     }
 }
 
@@ -293,31 +459,82 @@ enum Failure {
     Invalid(Invalid),
     /// Nested deeper than the lenient parser allows.
     TooDeep,
-    /// The object at `path` has `key` twice.
-    Duplicate { path: String, key: String },
+    /// The object at the end of `reversed_path` (its segments from that object up to the
+    /// root) has `key` twice.
+    Duplicate {
+        reversed_path: Vec<String>,
+        key: String,
+    },
+    /// The array or object at the end of `reversed_path` has more than `max` items; where in
+    /// the text is not known when `somewhere`.
+    TooManyItems {
+        reversed_path: Vec<String>,
+        max: usize,
+        somewhere: bool,
+    },
 }
 
+impl Failure {
+    /// Records that this failure, unwinding, passed through `segment`.
+    fn unwinding_through(&mut self, segment: &str) {
+        if let Failure::Duplicate { reversed_path, .. }
+        | Failure::TooManyItems { reversed_path, .. } = self
+        {
+            reversed_path.push(abridged_segment(segment).into_owned());
+        }
+    }
+}
+
+/// Why text is not JSON: what is wrong, and the byte offset of the token that is.
 struct Invalid {
+    /// What is wrong, without a position.
     reason: String,
     at: usize,
 }
 
 impl Invalid {
     fn into_error(self, text: &str) -> CoerceError {
+        let (line, column) = line_and_column(text, self.at);
         CoerceError::new(
             "",
             ErrorCode::JsonInvalid,
             Some(Value::String(excerpt(text, self.at))),
-            format!("a JSON object of arguments (invalid JSON: {})", self.reason),
+            format!(
+                "a JSON object of arguments (invalid JSON: {} at line {line} column {column})",
+                self.reason
+            ),
         )
     }
 }
 
+/// The 1-based line and column (in characters) of byte `at` of `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let column = before.get(line_start..).map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// `serde_json`'s message without the position it appends (which [`Invalid`] says itself).
+fn serde_reason(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    message
+        .strip_suffix(&suffix)
+        .map_or_else(|| message.clone(), str::to_owned)
+}
+
 /// Reads a JSON value from text, repairing near-JSON; returns the repairs' codes in order, and
-/// the number literals.
-fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
-    let strict_failure = match read_strict(text) {
-        Ok((value, tokens)) => return Ok((value, Vec::new(), tokens)),
+/// where the number literals are.
+fn read_value<'t>(
+    text: &'t str,
+    limits: &Limits,
+) -> Result<(Value, Vec<RepairCode>, NumberLiterals<'t>), Failure> {
+    let strict_failure = match read_strict(text, limits) {
+        Ok((value, numbers)) => {
+            return Ok((value, Vec::new(), numbers.in_text(Cow::Borrowed(text))));
+        }
         Err(Failure::Invalid(invalid)) => invalid,
         Err(other) => return Err(other),
     };
@@ -329,25 +546,26 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
         codes.push(RepairCode::MarkdownFence);
     }
     let python = rewrite_python_literals(&work);
-    if let Some(rewritten) = python.as_ref() {
-        work = Cow::Borrowed(rewritten.as_str());
+    let rewritten = python.is_some();
+    if let Some(python) = python {
+        work = Cow::Owned(python);
     }
-    let strict_failure = if codes.is_empty() && python.is_none() {
+    let strict_failure = if codes.is_empty() && !rewritten {
         strict_failure
     } else if work.trim().is_empty() {
-        return Ok((Value::Object(Map::new()), codes, None));
+        return Ok((Value::Object(Map::new()), codes, NumberLiterals::None));
     } else {
-        match read_strict(&work) {
-            Ok((value, tokens)) => {
-                codes.extend(python.map(|_| RepairCode::PythonLiterals));
-                return Ok((value, codes, tokens));
+        match read_strict(&work, limits) {
+            Ok((value, numbers)) => {
+                codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
+                return Ok((value, codes, numbers.in_text(work)));
             }
             Err(Failure::Invalid(invalid)) => invalid,
             Err(other) => return Err(other),
         }
     };
 
-    let (value, tokens) = lenient_value(&work, &parse_options(&[]))?;
+    let (value, numbers) = lenient_value(&work, limits, &parse_options(&[]))?;
     let leniencies: Vec<RepairCode> = LENIENCIES
         .iter()
         .filter(|code| {
@@ -360,8 +578,31 @@ fn read_value(text: &str) -> Result<(Value, Vec<RepairCode>, Tokens), Failure> {
         return Err(Failure::Invalid(strict_failure));
     }
     codes.extend(leniencies);
-    codes.extend(python.map(|_| RepairCode::PythonLiterals));
-    Ok((value, codes, tokens))
+    codes.extend(rewritten.then_some(RepairCode::PythonLiterals));
+    Ok((value, codes, numbers.in_text(work)))
+}
+
+/// What a reading learnt of a value's numbers: whether any is a float, and where their literals
+/// are when the text itself cannot say.
+enum Numbers {
+    /// No float: every literal is its number's text.
+    NoFloat,
+    /// A float, read from strict JSON: the text holds every literal.
+    InText,
+    /// The literals of the floats whose text says more than their value, by their number's
+    /// place in document order (a lenient reading, whose text is not strict JSON).
+    Listed(Vec<(usize, Box<str>)>),
+}
+
+impl Numbers {
+    /// Where the literals are, for a value read from `text`.
+    fn in_text(self, text: Cow<'_, str>) -> NumberLiterals<'_> {
+        match self {
+            Numbers::NoFloat => NumberLiterals::None,
+            Numbers::InText => NumberLiterals::Text(text),
+            Numbers::Listed(listed) => NumberLiterals::Listed(listed),
+        }
+    }
 }
 
 /// The near-JSON leniencies `jsonc-parser` can take, each named by its repair.
@@ -390,93 +631,131 @@ fn parse_options(without: &[RepairCode]) -> ParseOptions {
     }
 }
 
-fn from_parse_error(e: ParseError) -> Failure {
-    if matches!(e.kind(), ParseErrorKind::NestingDepthExceeded) {
-        return Failure::TooDeep;
+/// `jsonc-parser`'s error about `text` as a failure; the position is the offending token's (the
+/// parser puts a missing comma or colon right after the token before it: the token after is
+/// the one in the way).
+fn from_parse_error(text: &str, e: &ParseError) -> Failure {
+    let mut at = e.range().start;
+    match e.kind() {
+        ParseErrorKind::NestingDepthExceeded => return Failure::TooDeep,
+        ParseErrorKind::ExpectedComma | ParseErrorKind::ExpectedColonAfterObjectKey => {
+            let rest = text.get(at..).unwrap_or_default();
+            at += rest.len() - rest.trim_start().len();
+        }
+        _ => {}
     }
     Failure::Invalid(Invalid {
-        reason: lowercase_first(&e.to_string()),
-        at: e.range().start,
+        reason: lowercase_first(&e.kind().to_string()),
+        at,
     })
 }
 
 /// Reads strict JSON with `serde_json`, rejecting duplicate keys. Text nested deeper than
 /// `serde_json`'s recursion limit (but within the policy's, already checked) is read by
 /// `jsonc-parser` with every leniency off.
-fn read_strict(text: &str) -> Result<(Value, Tokens), Failure> {
-    let duplicate = RefCell::new(None);
+fn read_strict(text: &str, limits: &Limits) -> Result<(Value, Numbers), Failure> {
+    let stop = RefCell::new(None);
     let saw_float = Cell::new(false);
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let result = ValueSeed {
-        duplicate: &duplicate,
+        stop: &stop,
         saw_float: &saw_float,
+        max_items: limits.max_items,
     }
     .deserialize(&mut deserializer)
     .and_then(|value| deserializer.end().map(|()| value));
     let error = match result {
         Ok(value) => {
             // Only a float's literal can say more than its value; most arguments have none.
-            let tokens = saw_float
-                .get()
-                .then(|| number_tokens(text).into_iter().map(str::to_owned).collect());
-            return Ok((value, tokens));
+            let numbers = if saw_float.get() {
+                Numbers::InText
+            } else {
+                Numbers::NoFloat
+            };
+            return Ok((value, numbers));
         }
         Err(error) => error,
     };
-    if let Some(found) = duplicate.into_inner() {
-        let path = found
-            .reversed_path
-            .iter()
-            .rev()
-            .fold(String::new(), |p, s| pointer_push(&p, s));
-        return Err(Failure::Duplicate {
-            path,
-            key: found.key,
-        });
+    if let Some(stop) = stop.into_inner() {
+        return Err(stop);
     }
     if error.to_string().starts_with("recursion limit exceeded") {
-        return lenient_value(text, &parse_options(&LENIENCIES));
+        return lenient_value(text, limits, &parse_options(&LENIENCIES));
     }
+    // serde_json's position is that of the last byte it read: the offending token's first, or
+    // the end of the text.
     Err(Failure::Invalid(Invalid {
         at: byte_offset(text, error.line(), error.column()),
-        reason: error.to_string(),
+        reason: serde_reason(&error),
     }))
 }
 
 /// `text` read by jsonc-parser under `options` (blank text is `{}`), duplicate keys rejected.
-fn lenient_value(text: &str, options: &ParseOptions) -> Result<(Value, Tokens), Failure> {
-    let ast = parse_to_ast(text, &CollectOptions::default(), options).map_err(from_parse_error)?;
+/// The parser builds its whole tree first, so an array or object past the limit on items is
+/// refused before it runs, by a flat scan.
+fn lenient_value(
+    text: &str,
+    limits: &Limits,
+    options: &ParseOptions,
+) -> Result<(Value, Numbers), Failure> {
+    if items_exceed(text, limits.max_items) {
+        return Err(Failure::TooManyItems {
+            reversed_path: Vec::new(),
+            max: limits.max_items,
+            somewhere: true,
+        });
+    }
+    let ast = parse_to_ast(text, &CollectOptions::default(), options)
+        .map_err(|e| from_parse_error(text, &e))?;
     match ast.value {
         Some(value) => {
-            let mut tokens = Vec::new();
-            let value = ast_to_value(value, &mut Vec::new(), &mut tokens)?;
-            Ok((value, Some(tokens)))
+            let mut listing = Listing::default();
+            let value = ast_to_value(value, &mut listing)?;
+            Ok((value, Numbers::Listed(listing.floats)))
         }
-        None => Ok((Value::Object(Map::new()), None)),
+        None => Ok((Value::Object(Map::new()), Numbers::NoFloat)),
     }
 }
 
-/// The first duplicate key met while deserializing, and the path to its object.
-struct Duplicate {
-    key: String,
-    /// Segments from the object up to the root (filled in as the error unwinds).
-    reversed_path: Vec<String>,
+/// The literals [`ast_to_value`] keeps: those of floats whose text says more than their value,
+/// by their number's place among all numbers.
+#[derive(Default)]
+struct Listing {
+    /// Numbers met so far.
+    numbers: usize,
+    floats: Vec<(usize, Box<str>)>,
 }
 
-/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key is an error; notes whether
-/// any number was a float.
+/// Builds a [`Value`] like `serde_json`'s own, but a duplicate key, or an array or object of
+/// more than `max_items`, is an error (`stop` says which: serde's own error cannot); notes
+/// whether any number was a float. Arrays take no more room than their items need.
 #[derive(Clone, Copy)]
 struct ValueSeed<'c> {
-    duplicate: &'c RefCell<Option<Duplicate>>,
+    stop: &'c RefCell<Option<Failure>>,
     saw_float: &'c Cell<bool>,
+    max_items: usize,
 }
 
 impl ValueSeed<'_> {
     /// Records that the error now unwinding passed through `segment`.
-    fn unwinding_through(&self, segment: impl fmt::Display) {
-        if let Some(found) = self.duplicate.borrow_mut().as_mut() {
-            found.reversed_path.push(segment.to_string());
+    fn unwinding_through(&self, segment: &str) {
+        if let Some(stop) = self.stop.borrow_mut().as_mut() {
+            stop.unwinding_through(segment);
         }
+    }
+
+    /// Stops the reading with `failure`.
+    fn stop<E: de::Error>(&self, failure: Failure) -> E {
+        *self.stop.borrow_mut() = Some(failure);
+        de::Error::custom("stopped")
+    }
+
+    fn too_many_items<E: de::Error>(&self) -> E {
+        self.stop(Failure::TooManyItems {
+            reversed_path: Vec::new(),
+            max: self.max_items,
+            somewhere: false,
+        })
     }
 }
 
@@ -531,11 +810,21 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
         loop {
+            if items.len() == self.max_items {
+                // One more item is one too many: skipped, not built.
+                return match seq.next_element::<de::IgnoredAny>()? {
+                    None => Ok(Value::Array(items)),
+                    Some(_) => Err(self.too_many_items()),
+                };
+            }
             match seq.next_element_seed(self) {
                 Ok(Some(item)) => items.push(item),
-                Ok(None) => return Ok(Value::Array(items)),
+                Ok(None) => {
+                    items.shrink_to_fit();
+                    return Ok(Value::Array(items));
+                }
                 Err(e) => {
-                    self.unwinding_through(items.len());
+                    self.unwinding_through(&items.len().to_string());
                     return Err(e);
                 }
             }
@@ -544,7 +833,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
-        while let Some(key) = access.next_key::<String>()? {
+        loop {
+            if object.len() == self.max_items {
+                return match access.next_key::<de::IgnoredAny>()? {
+                    None => Ok(Value::Object(object)),
+                    Some(_) => Err(self.too_many_items()),
+                };
+            }
+            let Some(key) = access.next_key::<String>()? else {
+                break;
+            };
             let value = match access.next_value_seed(self) {
                 Ok(value) => value,
                 Err(e) => {
@@ -557,11 +855,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                     slot.insert(value);
                 }
                 Entry::Occupied(slot) => {
-                    *self.duplicate.borrow_mut() = Some(Duplicate {
+                    return Err(self.stop(Failure::Duplicate {
                         key: slot.key().clone(),
                         reversed_path: Vec::new(),
-                    });
-                    return Err(de::Error::custom("duplicate key"));
+                    }));
                 }
             }
         }
@@ -570,23 +867,31 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 }
 
 /// Converts a `jsonc-parser` tree to a [`Value`], rejecting duplicate keys, keeping numbers
-/// exact and their literals in `tokens`. Recursion is bounded by the depth check made before
-/// parsing, and by the parser's own nesting limit.
-fn ast_to_value(
-    value: ast::Value<'_>,
-    path: &mut Vec<String>,
-    tokens: &mut Vec<String>,
-) -> Result<Value, Failure> {
+/// exact and the literals that say more than them in `listing`. Recursion is bounded by the
+/// depth check made before parsing, and by the parser's own nesting limit.
+fn ast_to_value(value: ast::Value<'_>, listing: &mut Listing) -> Result<Value, Failure> {
+    // The path to a duplicate key is gathered as its error unwinds, never built on the way down.
+    let unwinding_through = |segment: &str, mut failure: Failure| {
+        failure.unwinding_through(segment);
+        failure
+    };
     Ok(match value {
         ast::Value::StringLit(s) => Value::String(s.value.into_owned()),
         ast::Value::NumberLit(n) => match n.value.parse::<Number>() {
             Ok(number) => {
-                tokens.push(n.value.to_owned());
+                if number.is_f64() && n.value != number.to_string() {
+                    listing.floats.push((listing.numbers, Box::from(n.value)));
+                }
+                listing.numbers += 1;
                 Value::Number(number)
             }
             Err(e) => {
                 return Err(Failure::Invalid(Invalid {
-                    reason: format!("the number {} cannot be read: {e}", n.value),
+                    reason: format!(
+                        "the number {} cannot be read: {}",
+                        n.value,
+                        serde_reason(&e)
+                    ),
                     at: n.range.start,
                 }));
             }
@@ -596,9 +901,9 @@ fn ast_to_value(
         ast::Value::Array(array) => {
             let mut items = Vec::with_capacity(array.elements.len());
             for (i, element) in array.elements.into_iter().enumerate() {
-                path.push(i.to_string());
-                items.push(ast_to_value(element, path, tokens)?);
-                path.pop();
+                let item = ast_to_value(element, listing)
+                    .map_err(|failure| unwinding_through(&i.to_string(), failure))?;
+                items.push(item);
             }
             Value::Array(items)
         }
@@ -606,17 +911,15 @@ fn ast_to_value(
             let mut map = Map::new();
             for property in object.properties {
                 let key = property.name.into_string();
-                path.push(key.clone());
-                let value = ast_to_value(property.value, path, tokens)?;
-                path.pop();
+                let value = ast_to_value(property.value, listing)
+                    .map_err(|failure| unwinding_through(&key, failure))?;
                 match map.entry(key) {
                     Entry::Vacant(slot) => {
                         slot.insert(value);
                     }
                     Entry::Occupied(slot) => {
-                        let pointer = path.iter().fold(String::new(), |p, s| pointer_push(&p, s));
                         return Err(Failure::Duplicate {
-                            path: pointer,
+                            reversed_path: Vec::new(),
                             key: slot.key().clone(),
                         });
                     }
@@ -746,6 +1049,39 @@ fn nesting_exceeds(text: &str, max_depth: usize) -> bool {
     flow.is_break()
 }
 
+/// Whether an array or object in `text` holds more than `max_items` items (an object's entries
+/// counted once, by their keys). A flat scan, like [`nesting_exceeds`], run after it (so the
+/// stack of counts is no deeper than the depth limit).
+fn items_exceed(text: &str, max_items: usize) -> bool {
+    // Per open array or object: items so far, and whether the next value starts an item.
+    let mut counts: Vec<(usize, bool)> = Vec::new();
+    let flow = for_each_code_byte(text, |_, b| {
+        let starts_item = !b.is_ascii_whitespace() && !matches!(b, b',' | b':' | b']' | b'}');
+        if starts_item
+            && let Some((count, expecting)) = counts.last_mut()
+            && *expecting
+        {
+            *count += 1;
+            *expecting = false;
+            if *count > max_items {
+                return ControlFlow::Break(());
+            }
+        }
+        match b {
+            b'[' | b'{' => counts.push((0, true)),
+            b']' | b'}' => drop(counts.pop()),
+            b',' => {
+                if let Some((_, expecting)) = counts.last_mut() {
+                    *expecting = true;
+                }
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    flow.is_break()
+}
+
 /// Calls `f` with every byte of `text` outside strings and comments. A string (double- or
 /// single-quoted) is passed as its opening quote alone, a comment as one space.
 fn for_each_code_byte(
@@ -838,9 +1174,10 @@ fn lowercase_first(s: &str) -> String {
     }
 }
 
-/// A repair of the whole text; `from` holds the text as diagnostics hold values (abridged).
+/// A repair of the whole text; `from` holds the text as diagnostics hold values (abridged), and
+/// nothing is `to`: the result is the arguments as a whole.
 fn text_repair(text: &str, code: RepairCode) -> Repair {
-    Repair::new("", code, abridged_text(text), Value::Null)
+    Repair::removed("", code, abridged_text(text))
 }
 
 /// One `repair_refused` error for each repair, as a strict policy reports them.
@@ -849,13 +1186,13 @@ fn refusals(repairs: &[Repair]) -> Vec<CoerceError> {
         .iter()
         .map(|repair| {
             let input = match &repair.from {
-                Value::String(text) => Value::String(excerpt(text, 0)),
+                Some(Value::String(text)) => Some(Value::String(excerpt(text, 0))),
                 other => other.clone(),
             };
             CoerceError::new(
                 repair.path.clone(),
                 ErrorCode::RepairRefused,
-                Some(input),
+                input,
                 format!(
                     "strict JSON arguments ({})",
                     strict_expectation(repair.code)
@@ -883,7 +1220,7 @@ fn duplicate_key(path: String, key: String) -> CoerceError {
     CoerceError::new(
         path,
         ErrorCode::DuplicateKey,
-        Some(Value::String(key)),
+        Some(abridged_text(&key)),
         "each key at most once",
     )
 }

@@ -3,11 +3,17 @@
 //! Every diagnostic has a JSON Pointer path (RFC 6901, `""` for the root), a stable snake_case
 //! code, and the offending input; each renders once, here, into a short message a model can act
 //! on.
+//!
+//! No diagnostic grows with the input: errors past [`Limits::max_errors`](crate::Limits) and
+//! repairs past `max_repairs` are counted, never built, and summarised in one `too_many_errors`
+//! error or `too_many_repairs` entry; a quoted value is abridged to a few kilobytes, a path
+//! through long keys to a couple (a key past 256 characters, or the outer part of a path past
+//! 2048 bytes, is cut and marked `…`).
 
 use std::fmt;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 /// Builds a JSON Pointer by appending `segment` (escaped per RFC 6901) to `base`.
 ///
@@ -86,6 +92,10 @@ pub enum RepairCode {
     /// A map sent as an array of `{"key": .., "value": ..}` entries (or as `[]`) was read as
     /// the object, for a dialect that does not write maps so.
     MapFromEntries,
+    /// Not a repair but the summary of those not listed: past the policy's
+    /// [`max_repairs`](crate::Limits::max_repairs) a repair is counted, never built, and this
+    /// one entry, last, says how many more there were ([`Repair::not_shown`]).
+    TooManyRepairs,
 }
 
 impl RepairCode {
@@ -122,7 +132,23 @@ impl RepairCode {
             RepairCode::UnionTagInferred => "inferred the missing `_type`",
             RepairCode::ExtraIgnored => "dropped an undeclared key",
             RepairCode::MapFromEntries => "read an array of {key, value} entries as an object",
+            RepairCode::TooManyRepairs => "made more repairs than are listed",
         }
+    }
+
+    /// Whether the repair is made to the argument text as a whole (path `""`, `from` the text),
+    /// before any value is read.
+    pub fn is_text_repair(self) -> bool {
+        matches!(
+            self,
+            RepairCode::MarkdownFence
+                | RepairCode::JsonComments
+                | RepairCode::TrailingComma
+                | RepairCode::SingleQuotes
+                | RepairCode::UnquotedKeys
+                | RepairCode::PythonLiterals
+                | RepairCode::DoubleEncoded
+        )
     }
 }
 
@@ -133,6 +159,12 @@ impl fmt::Display for RepairCode {
 }
 
 /// One lenient step coercion took: what it found at `path` and what it made of it.
+///
+/// `from` and `to` say only what is true: a value nothing replaced (an undeclared key dropped,
+/// a code fence stripped from the text, a `null` read as an omitted field that has no default)
+/// has no `to`, and a value nothing was sent for (a `_type` inferred) has no `from`. As JSON
+/// ([`Repair::to_json`]) an absent side is an absent key, never `null`, which is a value a
+/// model can send.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Repair {
     /// Where, as a JSON Pointer (`""` is the root).
@@ -141,23 +173,65 @@ pub struct Repair {
     pub code: RepairCode,
     /// The value as sent (for argument-text repairs, the text); long strings are cut after 1024
     /// characters and deep or long arrays and objects abridged, so a diagnostic stays small.
-    pub from: Value,
-    /// The value it became (for argument-text repairs, `null`: the result is the whole value).
-    pub to: Value,
+    /// `None` where nothing was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<Value>,
+    /// The value it became, abridged like `from`; `None` where nothing took its place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<Value>,
+    /// For [`RepairCode::TooManyRepairs`] only: how many repairs were made and not listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_shown: Option<usize>,
 }
 
 impl Repair {
-    /// A repair at `path`.
+    /// A repair at `path` that made `to` of `from`.
     pub fn new(path: impl Into<String>, code: RepairCode, from: Value, to: Value) -> Self {
         Repair {
             path: path.into(),
             code,
-            from,
-            to,
+            from: Some(from),
+            to: Some(to),
+            not_shown: None,
         }
     }
 
-    /// A one-line description for logs.
+    /// A repair at `path` that took `from` away with nothing in its place (a key dropped, a
+    /// fence stripped from the text).
+    pub fn removed(path: impl Into<String>, code: RepairCode, from: Value) -> Self {
+        Repair {
+            path: path.into(),
+            code,
+            from: Some(from),
+            to: None,
+            not_shown: None,
+        }
+    }
+
+    /// A repair at `path` that supplied `to` where nothing was sent (a `_type` inferred).
+    pub fn supplied(path: impl Into<String>, code: RepairCode, to: Value) -> Self {
+        Repair {
+            path: path.into(),
+            code,
+            from: None,
+            to: Some(to),
+            not_shown: None,
+        }
+    }
+
+    /// The [`RepairCode::TooManyRepairs`] entry saying that `not_shown` repairs were made and
+    /// not listed.
+    pub fn too_many(not_shown: usize) -> Self {
+        Repair {
+            path: String::new(),
+            code: RepairCode::TooManyRepairs,
+            from: None,
+            to: None,
+            not_shown: Some(not_shown),
+        }
+    }
+
+    /// A one-line description for logs: where, what was done, and to what.
     ///
     /// ```
     /// use serde_json::json;
@@ -165,26 +239,42 @@ impl Repair {
     ///
     /// let repair = Repair::new("/count", RepairCode::IntFromString, json!("42"), json!(42));
     /// assert_eq!(repair.message(), "`count`: read an integer from text: \"42\" -> 42");
+    /// let dropped = Repair::removed("/colour", RepairCode::ExtraIgnored, json!(1));
+    /// assert_eq!(dropped.message(), "`colour`: dropped an undeclared key (its value was 1)");
+    /// let fence = Repair::removed("", RepairCode::MarkdownFence, json!("```json\n{}\n```"));
+    /// assert_eq!(fence.message(), "arguments: removed a markdown code fence");
+    /// assert_eq!(Repair::too_many(7).message(), "arguments: 7 more repairs were made and not listed");
     /// ```
     pub fn message(&self) -> String {
-        format!(
-            "{}: {}: {} -> {}",
-            display_path(&self.path),
-            self.code.describe(),
-            short(&self.from),
-            short(&self.to)
-        )
+        let at = display_path(&self.path);
+        let what = self.code.describe();
+        match (&self.from, &self.to) {
+            _ if self.code == RepairCode::TooManyRepairs => {
+                let more = self.not_shown.unwrap_or_default();
+                let repairs = if more == 1 {
+                    "repair was"
+                } else {
+                    "repairs were"
+                };
+                format!("{at}: {more} more {repairs} made and not listed")
+            }
+            (Some(from), Some(to)) => format!("{at}: {what}: {} -> {}", short(from), short(to)),
+            (None, Some(to)) => format!("{at}: {what}: {}", short(to)),
+            // The text itself is `from`; the message says what was done to it.
+            (Some(_), None) if self.code.is_text_repair() => format!("{at}: {what}"),
+            (Some(Value::Null) | None, None) => format!("{at}: {what}"),
+            (Some(from), None) => format!("{at}: {what} (its value was {})", short(from)),
+        }
     }
 
-    /// The repair as JSON, with its message.
+    /// The repair as JSON, with its message: `from`, `to` and `not_shown` only where it has
+    /// them.
     pub fn to_json(&self) -> Value {
-        json!({
-            "path": self.path,
-            "code": self.code,
-            "from": self.from,
-            "to": self.to,
-            "message": self.message(),
-        })
+        let mut value = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.insert("message".to_owned(), Value::String(self.message()));
+        }
+        value
     }
 }
 
@@ -475,6 +565,19 @@ pub fn did_you_mean<'a>(
         .filter(|(score, _)| *score >= 0.8)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c.to_owned())
+}
+
+/// `n` with its thousands separated by commas (`1,572,864`), as sizes are written in messages.
+pub(crate) fn count(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// The longest text, in bytes, that [`did_you_mean`] compares with the candidates.

@@ -282,11 +282,28 @@ impl fmt::Display for Dialect {
 impl FromStr for Dialect {
     type Err = UnknownDialect;
 
-    /// Reads a command-line name ([`Dialect::as_str`]).
+    /// Reads a command-line name ([`Dialect::as_str`]) in any case, with `_` or a space for
+    /// `-` (`OpenAI`, `openai_strict`, `OpenAI-Strict`).
+    ///
+    /// ```
+    /// use toolsmith_types::Dialect;
+    ///
+    /// assert_eq!("OpenAI".parse(), Ok(Dialect::OpenAi { strict: false }));
+    /// assert_eq!("openai_strict".parse(), Ok(Dialect::OpenAi { strict: true }));
+    /// assert_eq!("JSON Schema".parse(), Ok(Dialect::JsonSchema));
+    /// ```
     fn from_str(name: &str) -> Result<Self, Self::Err> {
+        let given = name.trim().as_bytes();
+        let spells = |dialect: &Dialect| {
+            let canonical = dialect.as_str().as_bytes();
+            canonical.len() == given.len()
+                && canonical.iter().zip(given).all(|(&c, &g)| {
+                    c == g.to_ascii_lowercase() || (c == b'-' && matches!(g, b'_' | b' '))
+                })
+        };
         Dialect::ALL
             .into_iter()
-            .find(|dialect| dialect.as_str() == name)
+            .find(spells)
             .ok_or_else(|| UnknownDialect(name.to_owned()))
     }
 }

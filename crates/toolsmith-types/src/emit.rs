@@ -27,7 +27,9 @@
 //! - `gemini` spells `null` as `nullable: true` (never a type array), writes every enum value
 //!   as a string (integer enums in decimal) and has no `$ref`, `const` or `additionalProperties`.
 //! - A keyword a dialect leaves out is not lost: `"keyword: value"` is appended to the schema's
-//!   description, in parentheses after any description it has (`"Units (default: \"metric\")"`).
+//!   description, in parentheses after any description it has (`"Units (default: \"metric\")"`),
+//!   once: a description that states its default already (`"Sort (default false)"`) is left as
+//!   it is.
 //! - A dialect that refuses recursive types ([`EmitError::Recursive`]) says so at the first
 //!   reference to a type that refers to itself.
 //!
@@ -699,11 +701,19 @@ impl<'g> Emitter<'g> {
             .description
             .clone()
             .or_else(|| fallback.filter(|_| !schema.contains_key("description")));
-        // Written after the description, which must first hear whether the default was left out.
-        let mut default = Schema::new();
-        self.keyword(&mut default, &mut notes, "default", field.default.clone());
+        // Written after the description, which must first hear whether the default was left out
+        // (and says it once: not again where the description states it already).
+        let text = head
+            .as_deref()
+            .or_else(|| schema.get("description").and_then(Value::as_str));
+        let default = field
+            .default
+            .clone()
+            .filter(|d| self.rules.supports("default") || !text.is_some_and(|t| states(t, d)));
+        let mut written = Schema::new();
+        self.keyword(&mut written, &mut notes, "default", default);
         describe(&mut schema, head, &notes);
-        schema.extend(default);
+        schema.extend(written);
         Ok(schema)
     }
 
@@ -820,6 +830,38 @@ fn describe(out: &mut Schema, head: Option<String>, notes: &[String]) {
         (None, false) => notes.join(", "),
     };
     out.insert("description".to_owned(), Value::String(text));
+}
+
+/// Whether `description` already says that the default is `value`: `default` (or `defaults`)
+/// followed, after `:`, `=`, `is`, `to` or spaces, by the value as JSON (`false`, `20`,
+/// `"open"`) or, for a string, by its text bare or in backticks; in any case, ending there.
+///
+/// So `"Match letters in either case (default true)"` states `true`, and the dialects that
+/// leave `default` out do not append `(default: true)` to it.
+fn states(description: &str, value: &Value) -> bool {
+    let lower = description.to_lowercase();
+    let json = value.to_string().to_lowercase();
+    let mut spellings = vec![json];
+    if let Value::String(text) = value {
+        let text = text.to_lowercase();
+        spellings.push(format!("`{text}`"));
+        spellings.push(text);
+    }
+    lower.match_indices("default").any(|(at, word)| {
+        let rest = &lower[at + word.len()..];
+        let rest = rest.strip_prefix('s').unwrap_or(rest);
+        let rest = rest.trim_start_matches([' ', ':', '=']);
+        let rest = ["is ", "to "]
+            .iter()
+            .find_map(|w| rest.strip_prefix(w))
+            .map_or(rest, str::trim_start);
+        spellings.iter().any(|spelled| {
+            !spelled.is_empty()
+                && rest.strip_prefix(spelled.as_str()).is_some_and(|after| {
+                    !after.starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+        })
+    })
 }
 
 /// A keyword left out, as its description says it: `minimum: 1`, `default: "metric"`.

@@ -38,7 +38,10 @@
 //!   of those (`forbidden_key_allowed`);
 //! - a `default` that does not fit its field: dropped (`default_invalid`);
 //! - keywords it cannot honour (`not`, `if`, `patternProperties`, `minProperties`, ...), or that
-//!   do not apply to the schema's type: ignored (`unsupported_keyword`, `inapplicable_keyword`).
+//!   do not apply to the schema's type: ignored (`unsupported_keyword`, `inapplicable_keyword`);
+//!   so is a `pattern` that is an ECMA-262 regular expression the linear-time matcher cannot
+//!   express (look-around, back-references): not enforced, and the warning says so. A `pattern`
+//!   that is no regular expression at all is an error in both modes, as for a validator.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -49,6 +52,12 @@ use crate::ty::{
     NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type,
     TypeGraph,
 };
+
+/// Whether `source` is a regular expression by ECMA-262's grammar (with the `u` flag, as JSON
+/// Schema 2020-12 reads `pattern`), whatever the linear-time matcher can express of it.
+fn is_ecma_regex(source: &str) -> bool {
+    regress::Regex::with_flags(source, "u").is_ok()
+}
 
 /// How deeply subschemas may nest before import stops with an error.
 const MAX_IMPORT_DEPTH: usize = 128;
@@ -1413,6 +1422,14 @@ impl<'s, 'd> Importer<'s, 'd> {
                     None => None,
                     Some(Value::String(source)) => match Pattern::new(source.as_str()) {
                         Ok(pattern) => Some(pattern),
+                        // A regular expression, but not one matched in linear time: valid JSON
+                        // Schema that coercion cannot enforce.
+                        Err(e) if is_ecma_regex(source) => {
+                            let message = format!("pattern `{source}` cannot be enforced: {e}");
+                            let at = pointer(path, "pattern");
+                            self.unsupported(&at, ImportCode::UnsupportedKeyword, message);
+                            None
+                        }
                         Err(e) => {
                             let message = format!("pattern `{source}` cannot be used: {e}");
                             self.error(&pointer(path, "pattern"), message);
@@ -1575,9 +1592,21 @@ impl<'s, 'd> Importer<'s, 'd> {
                     .map(|f| f as u64)
             }) {
                 Some(m) => out.multiple_of = Some(m),
+                // Valid JSON Schema (`multipleOf: 0.5` of an integer) the integer type cannot
+                // hold.
+                None if value.as_f64().is_some_and(|f| f.is_finite() && f > 0.0) => {
+                    self.unsupported(
+                        &pointer(path, "multipleOf"),
+                        ImportCode::UnsupportedKeyword,
+                        format!(
+                            "`multipleOf: {value}` of an integer cannot be enforced (only a \
+                             whole number can)"
+                        ),
+                    );
+                }
                 None => self.error(
                     &pointer(path, "multipleOf"),
-                    "`multipleOf` of an integer must be a positive whole number",
+                    "`multipleOf` must be a number greater than 0",
                 ),
             }
         }
@@ -1863,6 +1892,24 @@ impl<'s, 'd> Importer<'s, 'd> {
     fn map_keys(&mut self, object: &Map<String, Value>, path: &str) -> Option<MapKeys> {
         let names = object.get("propertyNames")?;
         let path = pointer(path, "propertyNames");
+        if *names == Value::Bool(true) {
+            // Every name is allowed: it says nothing.
+            return None;
+        }
+        let an_enum_of_names = matches!(names, Value::Object(names)
+        if names.get("enum").is_some_and(Value::is_array)
+            && names.keys().all(|key| {
+                matches!(key.as_str(), "enum" | "type" | "description" | "title")
+                    || ANNOTATIONS.contains(&key.as_str())
+            }));
+        if !an_enum_of_names && self.mode == ImportMode::Lenient {
+            self.unsupported(
+                &path,
+                ImportCode::UnsupportedKeyword,
+                "`propertyNames` other than an `enum` of names cannot be enforced".to_owned(),
+            );
+            return None;
+        }
         let Value::Object(names) = names else {
             self.error(&path, "`propertyNames` must be an object with an `enum`");
             return None;

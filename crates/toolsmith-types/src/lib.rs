@@ -46,8 +46,8 @@ mod policy;
 mod ty;
 
 pub use args::{
-    Arguments, Deserialized, ParsedArguments, coerce_arguments, deserialize_arguments,
-    parse_arguments,
+    Arguments, Deserialized, ParsedArguments, TextLength, coerce_arguments, deserialize_arguments,
+    parse_arguments, text_too_large,
 };
 pub use coerce::{Coerced, coerce, coerce_owned};
 pub use describe::{Describe, define, define_for};

@@ -100,6 +100,9 @@ pub struct Limits {
     /// Most errors reported for one input; the rest are counted (never built) and summarised in
     /// one `too_many_errors` error.
     pub max_errors: usize,
+    /// Most repairs reported for one input; the rest are made and counted (never built) and
+    /// summarised in one last `too_many_repairs` entry.
+    pub max_repairs: usize,
 }
 
 impl Default for Limits {
@@ -110,6 +113,7 @@ impl Default for Limits {
             max_items: 100_000,
             max_input_bytes: 8 << 20,
             max_errors: 100,
+            max_repairs: 100,
         }
     }
 }

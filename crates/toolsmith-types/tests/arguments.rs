@@ -226,8 +226,12 @@ fn text_repairs_are_at_the_root_from_the_original_text() {
     assert_eq!(parsed.repairs.len(), 1);
     let repair = &parsed.repairs[0];
     assert_eq!(repair.path, "");
-    assert_eq!(repair.from, json!(text));
-    assert_eq!(repair.to, Value::Null);
+    assert_eq!(repair.from, Some(json!(text)));
+    // Nothing took the text's place: the result is the arguments as a whole.
+    assert_eq!(repair.to, None);
+    assert_eq!(repair.message(), "arguments: dropped a trailing comma");
+    let shown = repair.to_json();
+    assert_eq!(shown.get("to"), None, "{shown}");
 }
 
 #[test]
@@ -635,8 +639,67 @@ fn a_repair_of_long_text_holds_the_text_cut_short() {
     let text = format!(r#"{{"note": "{long}",}}"#);
     let parsed = parse_arguments(&text, &Policy::default()).unwrap();
     assert_eq!(parsed.repairs.len(), 1);
-    let from = parsed.repairs[0].from.as_str().unwrap();
+    let from = parsed.repairs[0]
+        .from
+        .as_ref()
+        .and_then(Value::as_str)
+        .unwrap();
     assert_eq!(from.chars().count(), 1025);
     assert!(from.starts_with(r#"{"note": "xxx"#) && from.ends_with('…'));
     assert_eq!(parsed.value["note"].as_str().map(str::len), Some(5_000));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions point at the offending token
+
+/// The `line L column C` an invalid text's error names, and the text from there on.
+fn position_of_error(text: &str) -> (String, String) {
+    let errors = parse_arguments(text, &Policy::default()).unwrap_err();
+    let expected = &errors.0[0].expected;
+    let at = expected.rfind(" at line ").expect("a position") + 9;
+    let position = expected[at..].trim_end_matches(')');
+    let (line, column) = position.split_once(" column ").unwrap();
+    let (line, column): (usize, usize) = (line.parse().unwrap(), column.parse().unwrap());
+    let line_text = text.split('\n').nth(line - 1).unwrap();
+    let rest: String = line_text.chars().skip(column - 1).collect();
+    (format!("line {line} column {column}"), rest)
+}
+
+#[test]
+fn every_position_in_an_error_points_at_the_offending_token() {
+    let cases = [
+        // A number no float holds, strict and near-JSON.
+        (r#"{"n":1,"x":1e999}"#, "1e999}"),
+        ("{\"n\":1,\n \"x\": -1e999,}", "-1e999,}"),
+        // Strict JSON that is wrong, where serde_json stops.
+        (r#"{"a": 1 "b": 2}"#, "\"b\": 2}"),
+        (r#"{"a": tru}"#, "tru}"),
+        (r#"{"a" 1}"#, "1}"),
+        (r#"{"a": 1,, "b": 2}"#, ", \"b\""),
+        (r#"{"a": [1, 2}"#, "}"),
+        // Near-JSON that no repair makes JSON, where jsonc-parser stops.
+        (r#"{a: 1, b: 0x10}"#, "0x10}"),
+        ("{'a': 1,\n  'b': +1}", "+1}"),
+        // Text that is not JSON at all, with characters of more than one byte before it.
+        ("{\"é\": 1, \"ü\": ?}", "?}"),
+    ];
+    for (text, from_there) in cases {
+        let (position, rest) = position_of_error(text);
+        assert!(
+            rest.starts_with(from_there),
+            "{text:?}: {position} is at {rest:?}, not at {from_there:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A byte-order mark, and JSON inside strings
+
+#[test]
+fn a_leading_byte_order_mark_is_dropped_without_a_repair() {
+    let parsed = parse_arguments("\u{feff}{\"n\": 1}", &Policy::strict()).unwrap();
+    assert_eq!(Value::Object(parsed.value), json!({"n": 1}));
+    assert!(parsed.repairs.is_empty());
+    // Only at the start: elsewhere it is a character like any other.
+    assert!(parse_arguments("{\"n\": 1}\u{feff}", &Policy::default()).is_err());
 }

@@ -236,13 +236,34 @@ fn a_command_line_name_parses_to_its_dialect() {
 }
 
 #[test]
+fn a_name_parses_in_any_case_and_with_underscores_or_spaces_for_dashes() {
+    let cases = [
+        ("OpenAI", Dialect::OpenAi { strict: false }),
+        ("OPENAI", Dialect::OpenAi { strict: false }),
+        ("openai_strict", Dialect::OpenAi { strict: true }),
+        ("OpenAI-Strict", Dialect::OpenAi { strict: true }),
+        ("Anthropic Strict", Dialect::Anthropic { strict: true }),
+        ("JSON_Schema", Dialect::JsonSchema),
+        ("Gemini", Dialect::Gemini),
+        (" MCP ", Dialect::Mcp),
+    ];
+    for (name, dialect) in cases {
+        assert_eq!(name.parse::<Dialect>(), Ok(dialect), "{name}");
+    }
+}
+
+#[test]
 fn an_unknown_name_is_refused_listing_the_valid_ones() {
-    let error = "openai_strict".parse::<Dialect>().unwrap_err();
-    assert_eq!(
-        error.to_string(),
-        "unknown dialect `openai_strict`; expected one of json-schema, openai, openai-strict, \
-         anthropic, anthropic-strict, gemini, mcp"
-    );
+    for name in ["openia", "openai--strict", "openaistrict", "open-ai", ""] {
+        let error = name.parse::<Dialect>().unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "unknown dialect `{name}`; expected one of json-schema, openai, openai-strict, \
+                 anthropic, anthropic-strict, gemini, mcp"
+            )
+        );
+    }
 }
 
 #[test]
@@ -401,6 +422,70 @@ fn openai_strict_moves_a_default_into_the_description() {
     assert_eq!(
         schema["properties"]["units"]["description"],
         json!("Temperature units (default: \"celsius\")")
+    );
+}
+
+#[test]
+fn openai_strict_says_a_default_once_where_the_description_states_it() {
+    let flag = |description: &str, default: Value| {
+        Field::new("flag", Type::Boolean)
+            .optional()
+            .describe(description)
+            .default_value(default)
+    };
+    let limit = |description: &str| {
+        Field::new("limit", Type::integer())
+            .optional()
+            .describe(description)
+            .default_value(json!(20))
+    };
+    let state = |description: &str| {
+        Field::new("state", Type::string())
+            .optional()
+            .describe(description)
+            .default_value(json!("open"))
+    };
+    let graph = TypeGraph::new(Type::Struct(
+        StructType::anonymous()
+            .field(flag(
+                "Match letters in either case (default true)",
+                json!(true),
+            ))
+            .field(limit("At most this many; defaults to 20."))
+            .field(state("Which state (default: `open`)")),
+    ));
+    let schema = parameters_schema(&graph, OPENAI_STRICT).unwrap();
+    let described = |name: &str| schema["properties"][name]["description"].clone();
+    assert_eq!(
+        described("flag"),
+        json!("Match letters in either case (default true)")
+    );
+    assert_eq!(
+        described("limit"),
+        json!("At most this many; defaults to 20.")
+    );
+    assert_eq!(described("state"), json!("Which state (default: `open`)"));
+
+    // A description that names another value, or the word alone, gets the default said.
+    let graph = TypeGraph::new(Type::Struct(
+        StructType::anonymous()
+            .field(flag("Sort (default false, unlike grep)", json!(true)))
+            .field(limit("At most this many (default 200)"))
+            .field(state("By default, open ones")),
+    ));
+    let schema = parameters_schema(&graph, OPENAI_STRICT).unwrap();
+    let described = |name: &str| schema["properties"][name]["description"].clone();
+    assert_eq!(
+        described("flag"),
+        json!("Sort (default false, unlike grep) (default: true)")
+    );
+    assert_eq!(
+        described("limit"),
+        json!("At most this many (default 200) (default: 20)")
+    );
+    assert_eq!(
+        described("state"),
+        json!("By default, open ones (default: \"open\")")
     );
 }
 

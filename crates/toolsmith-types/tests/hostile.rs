@@ -97,15 +97,26 @@ fn many_keys_looking_like_one_field_are_each_unknown_and_none_renamed() {
     assert!(last.expected.contains("32669 more"), "{}", last.expected);
 }
 
+/// `policy`, listing every repair however many there are.
+fn every_repair_listed(policy: Policy) -> Policy {
+    Policy {
+        limits: Limits {
+            max_repairs: usize::MAX,
+            ..policy.limits.clone()
+        },
+        ..policy
+    }
+}
+
 #[test]
 fn among_many_unknown_keys_the_one_key_naming_a_field_in_another_style_is_renamed() {
     let graph = object(vec![Field::new("a_b", Type::string())]);
     let mut input: Map<String, Value> = (0..32_768).map(|i| (format!("k{i}"), json!(i))).collect();
     input.insert("aB".to_owned(), json!("found"));
-    let policy = Policy {
+    let policy = every_repair_listed(Policy {
         unknown_keys: UnknownKeys::Ignore,
         ..Policy::default()
-    };
+    });
     let out = coerce(&graph, &Value::Object(input), &policy).unwrap();
     assert_eq!(out.value, json!({"a_b": "found"}));
     assert_eq!(out.repairs.len(), 32_769);
@@ -121,10 +132,10 @@ fn many_keys_in_styles_of_one_field_next_to_its_name_leave_the_field_as_sent() {
     if let Value::Object(rest) = all_x(&keys) {
         input.extend(rest);
     }
-    let policy = Policy {
+    let policy = every_repair_listed(Policy {
         unknown_keys: UnknownKeys::Ignore,
         ..Policy::default()
-    };
+    });
     let out = coerce(&graph, &Value::Object(input), &policy).unwrap();
     assert_eq!(out.value, json!({"a_b": "kept"}));
     assert_eq!(out.repairs.len(), keys.len());

@@ -720,6 +720,56 @@ fn invalid_pattern_is_rejected() {
         error_paths(json!({"type": "string", "pattern": "("})),
         ["/pattern"]
     );
+    // Not a regular expression in either mode: a validator refuses the schema too.
+    for source in ["(", "a{2,1}", "[b-a]", "\\", "(?x)a"] {
+        let schema = json!({"type": "string", "pattern": source});
+        assert!(
+            import_with(&schema, &ImportOptions::lenient()).is_err(),
+            "{source}"
+        );
+    }
+}
+
+#[test]
+fn a_pattern_the_linear_matcher_cannot_express_is_not_enforced_with_a_warning_by_a_lenient_import()
+{
+    for source in [
+        "(?<=x)a",
+        "(?=a)a",
+        "(?!b)a",
+        "(?<!x)a",
+        "(a)\\1",
+        "(?<n>a)\\k<n>",
+    ] {
+        let schema =
+            json!({"type": "object", "properties": {"s": {"type": "string", "pattern": source}}});
+        let imported = import_with(&schema, &ImportOptions::lenient())
+            .unwrap_or_else(|e| panic!("{source}: {e}"));
+        let field = match &imported.graph.root {
+            Type::Struct(st) => &st.fields[0],
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(field.ty, Type::string(), "{source}: no pattern is enforced");
+        let [warning] = &imported.warnings[..] else {
+            panic!("{source}: one warning: {:?}", imported.warnings);
+        };
+        assert_eq!(
+            (warning.path.as_str(), warning.code.as_str()),
+            ("/properties/s/pattern", "unsupported_keyword"),
+        );
+        assert!(
+            warning
+                .message
+                .starts_with(&format!("pattern `{source}` cannot be enforced: "))
+                && warning.message.ends_with("; ignored"),
+            "{}",
+            warning.message
+        );
+        // A strict import refuses what it cannot enforce.
+        let refused = import(&schema).unwrap_err();
+        assert_eq!(refused.0[0].path, "/properties/s/pattern", "{source}");
+        assert_eq!(refused.0[0].code.as_str(), "unsupported_keyword");
+    }
 }
 
 #[test]
@@ -816,4 +866,55 @@ fn weather_lookup_parameters_import() {
                 .optional(),
         ])
     );
+}
+
+#[test]
+fn property_names_beyond_an_enum_are_not_enforced_with_a_warning_by_a_lenient_import() {
+    for names in [
+        json!({"pattern": "^a"}),
+        json!({"maxLength": 3}),
+        json!({"const": "a"}),
+        json!(false),
+    ] {
+        let schema = json!({"type": "object", "propertyNames": names});
+        let imported = import_with(&schema, &ImportOptions::lenient())
+            .unwrap_or_else(|e| panic!("{names}: {e}"));
+        assert_eq!(
+            imported.graph.root,
+            Type::Map(MapType::new(Type::Any)),
+            "{names}"
+        );
+        let warnings: Vec<_> = imported
+            .warnings
+            .iter()
+            .map(|w| (w.path.as_str(), w.code.as_str()))
+            .collect();
+        assert_eq!(
+            warnings,
+            [("/propertyNames", "unsupported_keyword")],
+            "{names}"
+        );
+        assert!(import(&schema).is_err(), "{names}");
+    }
+    // `true` allows every name: nothing to enforce, in either mode.
+    let schema = json!({"type": "object", "propertyNames": true});
+    assert_eq!(root(schema), Type::Map(MapType::new(Type::Any)));
+}
+
+#[test]
+fn a_fractional_multiple_of_an_integer_is_not_enforced_with_a_warning_by_a_lenient_import() {
+    let schema = json!({"type": "integer", "multipleOf": 0.5});
+    let imported = import_with(&schema, &ImportOptions::lenient()).unwrap();
+    assert_eq!(imported.graph.root, Type::integer());
+    assert_eq!(imported.warnings[0].path, "/multipleOf");
+    assert_eq!(imported.warnings[0].code.as_str(), "unsupported_keyword");
+    assert!(import(&schema).is_err());
+    // Not a number greater than 0: no schema at all, in either mode.
+    for bad in [json!(0), json!(-2), json!("2")] {
+        let schema = json!({"type": "integer", "multipleOf": bad});
+        assert!(
+            import_with(&schema, &ImportOptions::lenient()).is_err(),
+            "{bad}"
+        );
+    }
 }

@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 use toolsmith_types::{
-    Arguments, CoerceErrors, Coerced, ImportOptions, Policy, TypeGraph, coerce_arguments, import,
-    import_with,
+    Arguments, CoerceErrors, Coerced, ImportOptions, Policy, Type, TypeGraph, coerce_arguments,
+    import, import_with,
 };
 
 fn fixture(name: &str) -> Value {
@@ -370,10 +370,28 @@ fn pattern_follows_ecma_262_character_classes() {
 }
 
 #[test]
-fn pattern_constructs_the_matcher_cannot_express_are_import_errors() {
+fn pattern_constructs_the_matcher_cannot_express_are_refused_strictly_and_not_enforced_leniently() {
+    for (pattern, said) in [("^(?=a)", "look-around"), ("(a)\\1", "back-reference")] {
+        let schema = json!({"type": "string", "pattern": pattern});
+        let errors = import(&schema).unwrap_err();
+        assert_eq!(errors.0[0].path, "/pattern", "{pattern}");
+        assert!(
+            errors.0[0].message.contains(said),
+            "{pattern}: {}",
+            errors.0[0]
+        );
+        // Valid ECMA-262 all the same: a lenient import takes the schema, says what it cannot
+        // enforce, and enforces nothing of it.
+        let imported = import_with(&schema, &ImportOptions::lenient()).unwrap();
+        assert_eq!(imported.graph.root, Type::string(), "{pattern}");
+        assert_eq!(imported.warnings[0].path, "/pattern");
+        assert!(imported.warnings[0].message.contains(said), "{pattern}");
+    }
+}
+
+#[test]
+fn patterns_that_are_no_ecma_262_regular_expression_are_import_errors() {
     for (pattern, said) in [
-        ("^(?=a)", "look-around"),
-        ("(a)\\1", "back-reference"),
         ("(?i)abc", "inline flags"),
         ("\\q", "not an escape"),
         ("[a-", "not closed"),

@@ -214,3 +214,66 @@ pub fn text(answer: &Value) -> &str {
         .as_str()
         .unwrap_or_default()
 }
+
+/// How long a test waits for any one answer before it fails rather than hangs.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(60);
+
+impl Client {
+    /// A server over in-memory pipes, and a client of it that has not initialized.
+    pub async fn connect_uninitialized(config: McpConfig) -> (Client, Arc<Gate>) {
+        let (registry, gate) = registry();
+        let server = McpServer::new(registry, config).unwrap();
+        let (client_write, server_read) = tokio::io::duplex(1 << 16);
+        let (server_write, client_read) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move { server.serve(server_read, server_write).await });
+        let client = Client {
+            write: client_write,
+            lines: BufReader::new(client_read).lines(),
+            next_id: 0,
+        };
+        (client, gate)
+    }
+
+    /// The next line from the server as it was written, or `None` when none comes within
+    /// `wait`.
+    pub async fn receive_line_within(&mut self, wait: Duration) -> Option<String> {
+        tokio::time::timeout(wait, self.lines.next_line())
+            .await
+            .ok()
+            .map(|line| line.unwrap().expect("a message"))
+    }
+
+    /// The next line from the server as it was written (failing after [`ANSWER_WITHIN`]).
+    pub async fn receive_line(&mut self) -> String {
+        self.receive_line_within(ANSWER_WITHIN)
+            .await
+            .expect("an answer in time")
+    }
+
+    /// Writes raw bytes, then a newline.
+    pub async fn send_bytes(&mut self, bytes: &[u8]) {
+        self.write.write_all(bytes).await.unwrap();
+        self.write.write_all(b"\n").await.unwrap();
+        self.write.flush().await.unwrap();
+    }
+}
+
+impl Gate {
+    /// How many calls have arrived at the gate so far.
+    pub fn arrivals(&self) -> usize {
+        self.state.lock().unwrap().0
+    }
+}
+
+impl Gate {
+    /// Blocks until `n` calls are waiting at the gate, or [`ANSWER_WITHIN`] has passed; says
+    /// whether they came.
+    pub fn arrivals_within(&self, n: usize) -> bool {
+        let state = self.state.lock().unwrap();
+        let (state, _) = self
+            .changed
+            .wait_timeout_while(state, ANSWER_WITHIN, |state| state.0 < n)
+            .unwrap();
+        state.0 >= n
+    }
+}

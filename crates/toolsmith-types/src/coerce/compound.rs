@@ -201,7 +201,10 @@ impl<'g> Coercer<'g> {
                 let to = Value::String(fields[index].name.clone());
                 let code = RepairCode::KeyRenamed;
                 if self.repair(&key_path, code, A_DECLARED_FIELD, &from, &to) {
-                    ok &= self.field(&fields[index], &mut slots[index], value, &key_path);
+                    // Renamed first: the value is the declared field's, and so are its repairs
+                    // and errors.
+                    let field_path = path.key(&fields[index].name);
+                    ok &= self.field(&fields[index], &mut slots[index], value, &field_path);
                 } else {
                     slots[index] = Slot::Failed;
                     ok = false;
@@ -295,6 +298,8 @@ impl<'g> Coercer<'g> {
                     None => format!("expected {}", error.expected),
                 },
                 (None, Some(repair)) => format!("it needs a repair: {}", repair.code.describe()),
+                // Repairs past the cap are counted only.
+                (None, None) if trial.repairs_cut > 0 => "it needs repairs".to_owned(),
                 (None, None) => format!("expected {}", self.expected(&field.ty)),
             };
             let expected = format!(
@@ -321,9 +326,11 @@ impl<'g> Coercer<'g> {
                 *slot = Slot::Omitted;
                 return true;
             }
-            let to = field.default.clone().unwrap_or(Value::Null);
+            // The default takes its place, if there is one; else nothing does.
+            let to = field.default.as_ref();
             let expected = self.expected(&field.ty);
-            let omitted = self.repair(path, RepairCode::NullAsOmitted, &expected, value, &to);
+            let code = RepairCode::NullAsOmitted;
+            let omitted = self.repair_sides(path, code, &expected, Some(value), to);
             *slot = if omitted { Slot::Omitted } else { Slot::Failed };
             return omitted;
         }
@@ -371,7 +378,7 @@ impl<'g> Coercer<'g> {
             UnknownKeys::Ignore => {
                 // Asked for by the policy itself, so recorded but never refused, even in strict
                 // mode.
-                self.record(path, RepairCode::ExtraIgnored, value, &Value::Null);
+                self.record(path, RepairCode::ExtraIgnored, Some(value), None);
                 true
             }
             UnknownKeys::Reject => {
@@ -458,7 +465,7 @@ impl<'g> Coercer<'g> {
                 let to = Value::String(variant.tag.clone());
                 let code = RepairCode::UnionTagInferred;
                 let tag_path = path.key(TYPE_TAG);
-                self.repair(&tag_path, code, "a `_type` field", &Value::Null, &to)
+                self.repair_sides(&tag_path, code, "a `_type` field", None, Some(&to))
                     .then_some(value)
                     .flatten()
             }

@@ -14,9 +14,45 @@
 //! value that arrives already parsed (`Arguments::Json`) carries none, and is decided on the
 //! `serde_json::Number` itself.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::{Number, Value};
+
+/// Where the literals of the numbers of a value read from text are, kept no larger than the
+/// floats that need them: never a copy of every number.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum NumberLiterals<'t> {
+    /// None of its numbers is a float (or it was not read from text): each integer's literal is
+    /// its value's text.
+    None,
+    /// The strict JSON text it was read from: its number tokens ([`number_tokens`]) pair, in
+    /// document order, with the value's numbers.
+    Text(Cow<'t, str>),
+    /// The literals of the floats whose text says more than their value (`1.10`, `1e2`), each
+    /// with the place of its number among all the value's numbers, in document order.
+    Listed(Vec<(usize, Box<str>)>),
+}
+
+impl NumberLiterals<'_> {
+    /// The same literals, owning their text.
+    pub(crate) fn into_owned(self) -> NumberLiterals<'static> {
+        match self {
+            NumberLiterals::None => NumberLiterals::None,
+            NumberLiterals::Text(text) => NumberLiterals::Text(Cow::Owned(text.into_owned())),
+            NumberLiterals::Listed(listed) => NumberLiterals::Listed(listed),
+        }
+    }
+
+    /// The table of the literals of `tree`, the value they were read with.
+    pub(crate) fn of(self, tree: &Value) -> Literals {
+        match self {
+            NumberLiterals::None => Literals::none(),
+            NumberLiterals::Text(text) => Literals::attach(tree, number_tokens(&text)),
+            NumberLiterals::Listed(listed) => Literals::listed(tree, listed),
+        }
+    }
+}
 
 /// The literal text of number nodes of one argument tree whose text says more than their
 /// `f64` (`1.10`, `1e2`, `-0`, digits past 64 bits), found by the node's address.
@@ -63,6 +99,37 @@ impl Literals {
         }
     }
 
+    /// Pairs the number nodes of `tree`, in document order, with `listed`: the literals of some
+    /// of them, by their place among all numbers. When a place names no number, no literal is
+    /// kept.
+    pub(crate) fn listed(tree: &Value, listed: Vec<(usize, Box<str>)>) -> Self {
+        let mut by_node =
+            HashMap::with_capacity_and_hasher(listed.len(), foldhash::fast::RandomState::default());
+        let mut listed = listed.into_iter().peekable();
+        let mut place = 0;
+        let mut stack = vec![tree];
+        while let Some(node) = stack.pop() {
+            match node {
+                Value::Number(_) => {
+                    if let Some((_, literal)) = listed.next_if(|(at, _)| *at == place) {
+                        by_node.insert(std::ptr::from_ref(node), literal);
+                    }
+                    place += 1;
+                }
+                Value::Array(items) => stack.extend(items.iter().rev()),
+                Value::Object(map) => stack.extend(map.values().rev()),
+                _ => {}
+            }
+        }
+        if listed.next().is_some() {
+            return Literals::none();
+        }
+        Literals {
+            by_node,
+            complete: true,
+        }
+    }
+
     /// No literals: the numbers were not read from text here.
     pub(crate) fn none() -> Self {
         Literals {
@@ -81,36 +148,50 @@ impl Literals {
     }
 }
 
-/// The number literals of strict JSON text, in document order.
-pub(crate) fn number_tokens(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut tokens = Vec::new();
-    let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        match b {
-            b'"' => {
-                i += 1;
-                while let Some(&c) = bytes.get(i) {
-                    i += if c == b'\\' { 2 } else { 1 };
-                    if c == b'"' {
-                        break;
+/// The number literals of strict JSON text, in document order, found as they are asked for.
+pub(crate) fn number_tokens(text: &str) -> NumberTokens<'_> {
+    NumberTokens { text, at: 0 }
+}
+
+/// The iterator of [`number_tokens`].
+pub(crate) struct NumberTokens<'t> {
+    text: &'t str,
+    at: usize,
+}
+
+impl<'t> Iterator for NumberTokens<'t> {
+    type Item = &'t str;
+
+    fn next(&mut self) -> Option<&'t str> {
+        let bytes = self.text.as_bytes();
+        let mut i = self.at;
+        while let Some(&b) = bytes.get(i) {
+            match b {
+                b'"' => {
+                    i += 1;
+                    while let Some(&c) = bytes.get(i) {
+                        i += if c == b'\\' { 2 } else { 1 };
+                        if c == b'"' {
+                            break;
+                        }
                     }
                 }
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = i;
-                while bytes
-                    .get(i)
-                    .is_some_and(|c| matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-                {
-                    i += 1;
+                b'-' | b'0'..=b'9' => {
+                    let start = i;
+                    while bytes.get(i).is_some_and(|c| {
+                        matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                    }) {
+                        i += 1;
+                    }
+                    self.at = i;
+                    return self.text.get(start..i);
                 }
-                tokens.extend(text.get(start..i));
+                _ => i += 1,
             }
-            _ => i += 1,
         }
+        self.at = i;
+        None
     }
-    tokens
 }
 
 /// Whether a number literal is written as an integer (no fraction, no exponent).
@@ -314,7 +395,7 @@ mod tests {
 
     #[test]
     fn number_tokens_skip_strings() {
-        let tokens = number_tokens(r#"{"a": -1.10, "b\"1": "2", "c": [1e2, 0]}"#);
+        let tokens: Vec<_> = number_tokens(r#"{"a": -1.10, "b\"1": "2", "c": [1e2, 0]}"#).collect();
         assert_eq!(tokens, ["-1.10", "1e2", "0"]);
     }
 }

@@ -21,7 +21,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode};
+use crate::args::{JsonText, read_json_text};
+use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
 use crate::policy::{Mode, Policy};
 use crate::ty::{StructType, Type, TypeGraph};
 
@@ -30,7 +31,8 @@ use path::Path;
 
 pub(crate) use canonical::{Fast, is_canonical_text, read_canonical};
 use literal::Literals;
-pub(crate) use literal::number_tokens;
+pub(crate) use literal::NumberLiterals;
+pub(crate) use path::{abridged_segment, bounded_pointer};
 
 /// A successful coercion: the canonical value and every repair made to reach it.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,9 +74,12 @@ pub fn coerce(graph: &TypeGraph, input: &Value, policy: &Policy) -> Result<Coerc
     let literals = Literals::none();
     let mut coercer = Coercer::new(graph, policy, &literals);
     let value = coercer.value(&graph.root, input, &Path::ROOT);
-    coercer.finish(value).map(|coerced| Coerced {
-        value: coerced.value.into_value(input),
-        repairs: coerced.repairs,
+    coercer.finish(value).map(|finished| {
+        let (value, repairs) = finished.reported_repairs(policy.limits.max_repairs);
+        Coerced {
+            value: value.into_value(input),
+            repairs,
+        }
     })
 }
 
@@ -89,32 +94,47 @@ pub fn coerce_owned(
     input: Value,
     policy: &Policy,
 ) -> Result<Coerced, CoerceErrors> {
-    coerce_read(graph, input, None, policy)
+    let read = coerce_read(graph, input, NumberLiterals::None, policy)?;
+    Ok(Coerced {
+        value: read.value,
+        repairs: capped(
+            Vec::new(),
+            read.repairs,
+            read.repairs_cut,
+            policy.limits.max_repairs,
+        ),
+    })
 }
 
-/// [`coerce_owned`] for a value read from text whose number literals, in document order, are
-/// `tokens`: numbers are then decided on the digits that were sent.
+/// What [`coerce_read`] made of a value: the canonical value, the repairs kept, and how many
+/// more were made and not built (for the caller to report after its own).
+pub(crate) struct Read {
+    pub(crate) value: Value,
+    pub(crate) repairs: Vec<Repair>,
+    pub(crate) repairs_cut: usize,
+}
+
+/// [`coerce_owned`] for a value read from text whose number literals `literals` says where to
+/// find: numbers are then decided on the digits that were sent.
 pub(crate) fn coerce_read(
     graph: &TypeGraph,
     input: Value,
-    tokens: Option<&[String]>,
+    literals: NumberLiterals<'_>,
     policy: &Policy,
-) -> Result<Coerced, CoerceErrors> {
-    let value = {
-        let literals = match tokens {
-            Some(tokens) => Literals::attach(&input, tokens.iter().map(String::as_str)),
-            None => Literals::none(),
-        };
+) -> Result<Read, CoerceErrors> {
+    let finished = {
+        let literals = literals.of(&input);
         let mut coercer = Coercer::new(graph, policy, &literals);
         let value = coercer.value(&graph.root, &input, &Path::ROOT);
         coercer.finish(value)
-    };
-    value.map(|coerced| Coerced {
-        value: match coerced.value {
+    }?;
+    Ok(Read {
+        value: match finished.value {
             Out::Same => input,
             Out::New(value) => value,
         },
-        repairs: coerced.repairs,
+        repairs: finished.repairs,
+        repairs_cut: finished.repairs_cut,
     })
 }
 
@@ -130,9 +150,12 @@ pub(crate) fn coerce_default(
     let mut coercer = Coercer::new(graph, policy, &literals);
     coercer.in_default += 1;
     let value = coercer.value(ty, default, &Path::ROOT);
-    coercer.finish(value).map(|coerced| Coerced {
-        value: coerced.value.into_value(default),
-        repairs: coerced.repairs,
+    coercer.finish(value).map(|finished| {
+        let (value, repairs) = finished.reported_repairs(policy.limits.max_repairs);
+        Coerced {
+            value: value.into_value(default),
+            repairs,
+        }
     })
 }
 
@@ -212,7 +235,35 @@ impl Out {
 /// A coercion's result before the input is given up: the canonical value relative to it.
 struct Finished {
     value: Out,
+    /// The repairs kept (at most the policy's `max_repairs`).
     repairs: Vec<Repair>,
+    /// How many more were made and not built.
+    repairs_cut: usize,
+}
+
+impl Finished {
+    /// The repairs as reported: those kept, then the summary of those cut, if any.
+    fn reported_repairs(self, max_repairs: usize) -> (Out, Vec<Repair>) {
+        let repairs = capped(Vec::new(), self.repairs, self.repairs_cut, max_repairs);
+        (self.value, repairs)
+    }
+}
+
+/// `first` then `then` (which came with `cut` more repairs not built), as reported under a cap of
+/// `max` repairs: at most `max` of them, then one `too_many_repairs` entry counting the rest.
+pub(crate) fn capped(
+    mut first: Vec<Repair>,
+    then: Vec<Repair>,
+    cut: usize,
+    max: usize,
+) -> Vec<Repair> {
+    first.extend(then);
+    let over = first.len().saturating_sub(max) + cut;
+    first.truncate(max);
+    if over > 0 {
+        first.push(Repair::too_many(over));
+    }
+    first
 }
 
 /// The walk's state: the graph, the policy, and the diagnostics found so far.
@@ -225,7 +276,10 @@ struct Coercer<'g> {
     in_json_text: Vec<Literals>,
     /// How many field defaults (part of the type, not of the input) enclose this step.
     in_default: u32,
+    /// The repairs kept, never more than the policy's `max_repairs`.
     repairs: Vec<Repair>,
+    /// The repairs made past that cap: counted, never built.
+    repairs_cut: usize,
     /// The errors kept, never more than the policy's `max_errors`.
     errors: Vec<CoerceError>,
     /// The errors found past that cap: counted, never built.
@@ -291,6 +345,8 @@ impl Cut {
 struct Trial {
     value: Option<Out>,
     repairs: Vec<Repair>,
+    /// Its repairs past the cap.
+    repairs_cut: usize,
     errors: Vec<CoerceError>,
     /// Its errors past the cap.
     cut: Cut,
@@ -303,6 +359,7 @@ impl Trial {
     fn is_clean(&self) -> bool {
         self.value.is_some()
             && self.repairs.is_empty()
+            && self.repairs_cut == 0
             && self.errors.is_empty()
             && self.cut.count == 0
     }
@@ -336,6 +393,7 @@ impl<'g> Coercer<'g> {
             in_json_text: Vec::new(),
             in_default: 0,
             repairs: Vec::new(),
+            repairs_cut: 0,
             errors: Vec::new(),
             cut: Cut::default(),
             styles: HashMap::default(),
@@ -353,6 +411,7 @@ impl<'g> Coercer<'g> {
                 return Ok(Finished {
                     value,
                     repairs: self.repairs,
+                    repairs_cut: self.repairs_cut,
                 });
             }
             None if clean => self.error(
@@ -402,16 +461,23 @@ impl<'g> Coercer<'g> {
             self.error(path, ErrorCode::TooDeep, None, expected);
             return false;
         }
+        // The size that was sent, beside the limit it is past: what to cut, and by how much.
         let expected = match input {
-            Value::String(s) if s.len() > limits.max_string_bytes => {
-                format!("a string of at most {} bytes", limits.max_string_bytes)
-            }
-            Value::Array(items) if items.len() > limits.max_items => {
-                format!("at most {} items", limits.max_items)
-            }
-            Value::Object(map) if map.len() > limits.max_items => {
-                format!("at most {} entries", limits.max_items)
-            }
+            Value::String(s) if s.len() > limits.max_string_bytes => format!(
+                "a string of at most {} bytes; {} bytes were sent",
+                count(limits.max_string_bytes),
+                count(s.len())
+            ),
+            Value::Array(items) if items.len() > limits.max_items => format!(
+                "at most {} items; {} were sent",
+                count(limits.max_items),
+                count(items.len())
+            ),
+            Value::Object(map) if map.len() > limits.max_items => format!(
+                "at most {} entries; {} were sent",
+                count(limits.max_items),
+                count(map.len())
+            ),
             _ => return true,
         };
         self.error(path, ErrorCode::TooLarge, None, expected);
@@ -437,25 +503,64 @@ impl<'g> Coercer<'g> {
             );
         }
         if let (Value::String(text), Some(open)) = (input, json_text_opening(ty))
-            && let Some(parsed) = parse_json_text(text, open)
+            && text.trim_start().starts_with(open)
         {
-            let expected = if open == '[' { "an array" } else { "an object" };
-            let code = RepairCode::ParsedJsonString;
-            if !self.repair(path, code, expected, input, &parsed)
-                || !self.within_limits(&parsed, path)
-            {
-                return None;
+            // JSON text for a container is read as JSON, or refused; never read another way
+            // because it is too deep or too large to read.
+            let depth_left = self.policy.limits.max_depth.saturating_sub(path.depth);
+            let parsed = match read_json_text(text, depth_left, &self.policy.limits) {
+                JsonText::Value(parsed) if kind_opened_by(&parsed) == Some(open) => Some(parsed),
+                JsonText::Value(_) | JsonText::NotJson => None,
+                JsonText::Refused(error) => {
+                    let (code, expected) = error.code_and_expected();
+                    return self.fail(path, code, None, expected);
+                }
+            };
+            if let Some(parsed) = parsed {
+                return self.json_text(ty, text, input, parsed, open, path, hops);
             }
-            // Its numbers are decided on their literals too, while `parsed` is walked.
-            self.in_json_text
-                .push(Literals::attach(&parsed, number_tokens(text)));
-            let out = self.dispatch(ty, &parsed, path, hops + 1);
-            self.in_json_text.pop();
-            return Some(match out? {
-                Out::Same => Out::New(parsed),
-                changed => changed,
-            });
         }
+        self.dispatch_value(ty, input, path, hops)
+    }
+
+    /// Coerces `parsed`, an array or object (opened by `open`) read from `text`, the string
+    /// `input`, as `ty`.
+    #[allow(clippy::too_many_arguments)]
+    fn json_text(
+        &mut self,
+        ty: &'g Type,
+        text: &str,
+        input: &Value,
+        parsed: Value,
+        open: char,
+        path: &Path<'_>,
+        hops: u8,
+    ) -> Option<Out> {
+        let expected = if open == '[' { "an array" } else { "an object" };
+        let code = RepairCode::ParsedJsonString;
+        if !self.repair(path, code, expected, input, &parsed) || !self.within_limits(&parsed, path)
+        {
+            return None;
+        }
+        // Its numbers are decided on their literals too, while `parsed` is walked.
+        let literals = NumberLiterals::Text(text.into()).of(&parsed);
+        self.in_json_text.push(literals);
+        let out = self.dispatch(ty, &parsed, path, hops + 1);
+        self.in_json_text.pop();
+        Some(match out? {
+            Out::Same => Out::New(parsed),
+            changed => changed,
+        })
+    }
+
+    /// Coerces `input` as `ty`, by its kind.
+    fn dispatch_value(
+        &mut self,
+        ty: &'g Type,
+        input: &Value,
+        path: &Path<'_>,
+        hops: u8,
+    ) -> Option<Out> {
         match ty {
             Type::String(st) => self.string(st, input, path),
             Type::Integer(it) => self.integer(it, input, path),
@@ -489,15 +594,17 @@ impl<'g> Coercer<'g> {
     /// Runs `coerce` with its diagnostics kept aside.
     fn trial(&mut self, coerce: impl FnOnce(&mut Self) -> Option<Out>) -> Trial {
         let (repairs, errors, steps) = (self.repairs.len(), self.errors.len(), self.trial_steps);
-        let cut = self.cut;
+        let (cut, repairs_cut) = (self.cut, self.repairs_cut);
         self.trial_depth += 1;
         let value = coerce(self);
         self.trial_depth -= 1;
         let trial_cut = self.cut.since(cut);
         self.cut = cut;
+        let trial_repairs_cut = std::mem::replace(&mut self.repairs_cut, repairs_cut) - repairs_cut;
         Trial {
             value,
             repairs: self.repairs.split_off(repairs),
+            repairs_cut: trial_repairs_cut,
             errors: self.errors.split_off(errors),
             cut: trial_cut,
             steps: self.trial_steps - steps,
@@ -526,8 +633,21 @@ impl<'g> Coercer<'g> {
             self.trial_steps -= trial.steps;
             self.steps += trial.steps;
         }
-        self.repairs.extend(trial.repairs);
-        self.errors.extend(trial.errors);
+        // Diagnostics recorded since the trial ran (the repair that unwraps its value) may leave
+        // less room under the caps than the trial had: what does not fit is counted.
+        let limits = &self.policy.limits;
+        let mut repairs = trial.repairs;
+        let room = limits.max_repairs.saturating_sub(self.repairs.len());
+        self.repairs_cut += trial.repairs_cut + repairs.len().saturating_sub(room);
+        repairs.truncate(room);
+        self.repairs.extend(repairs);
+        let mut errors = trial.errors;
+        let room = limits.max_errors.saturating_sub(self.errors.len());
+        for error in errors.iter().skip(room) {
+            self.cut.add(error.code);
+        }
+        errors.truncate(room);
+        self.errors.extend(errors);
         self.cut.extend(trial.cut);
         trial.value
     }
@@ -585,8 +705,9 @@ impl<'g> Coercer<'g> {
         None
     }
 
-    /// Records a repair at `path`, or under a strict policy refuses it with an error saying what
-    /// was `expected`. Returns whether to go on with the repaired value.
+    /// Records a repair at `path` that made `to` of `from`, or under a strict policy refuses it
+    /// with an error saying what was `expected`. Returns whether to go on with the repaired
+    /// value.
     fn repair(
         &mut self,
         path: &Path<'_>,
@@ -595,22 +716,51 @@ impl<'g> Coercer<'g> {
         from: &Value,
         to: &Value,
     ) -> bool {
+        self.repair_sides(path, code, expected, Some(from), Some(to))
+    }
+
+    /// [`Coercer::repair`] where `from` (nothing was sent) or `to` (nothing took its place) may
+    /// be missing.
+    fn repair_sides(
+        &mut self,
+        path: &Path<'_>,
+        code: RepairCode,
+        expected: &str,
+        from: Option<&Value>,
+        to: Option<&Value>,
+    ) -> bool {
         match self.policy.mode {
             Mode::Lenient => {
                 self.record(path, code, from, to);
                 true
             }
             Mode::Strict => {
-                self.error(path, ErrorCode::RepairRefused, Some(from), expected);
+                self.error(path, ErrorCode::RepairRefused, from, expected);
                 false
             }
         }
     }
 
-    /// Records a change made to the input, whatever the mode.
-    fn record(&mut self, path: &Path<'_>, code: RepairCode, from: &Value, to: &Value) {
-        let repair = Repair::new(path.render(), code, abridged(from), abridged(to));
-        self.repairs.push(repair);
+    /// Records a change made to the input, whatever the mode; past the policy's `max_repairs`
+    /// it is only counted, so that hostile input never makes repairs costly.
+    fn record(
+        &mut self,
+        path: &Path<'_>,
+        code: RepairCode,
+        from: Option<&Value>,
+        to: Option<&Value>,
+    ) {
+        if self.repairs.len() >= self.policy.limits.max_repairs {
+            self.repairs_cut += 1;
+            return;
+        }
+        self.repairs.push(Repair {
+            path: path.render(),
+            code,
+            from: from.map(abridged),
+            to: to.map(abridged),
+            not_shown: None,
+        });
     }
 
     /// What a value of `ty` is, in words a model reads: `"an integer"`, `"a string or null"`.
@@ -706,20 +856,15 @@ fn json_text_opening(ty: &Type) -> Option<char> {
     }
 }
 
-/// Parses `text` as JSON when it holds exactly one array (`open` = `[`) or object (`{`).
-fn parse_json_text(text: &str, open: char) -> Option<Value> {
-    if !text.trim_start().starts_with(open) {
-        return None;
-    }
-    match serde_json::from_str::<Value>(text) {
-        Ok(value @ Value::Array(_)) if open == '[' => Some(value),
-        Ok(value @ Value::Object(_)) if open == '{' => Some(value),
+/// The bracket that opens the JSON text of `value`, when it is an array or an object.
+fn kind_opened_by(value: &Value) -> Option<char> {
+    match value {
+        Value::Array(_) => Some('['),
+        Value::Object(_) => Some('{'),
         _ => None,
     }
 }
 
-/// A copy of `value` small enough for a diagnostic: deep nesting, long strings and long
-/// collections are cut (marked with `…`), so hostile input never makes diagnostics costly.
 /// Text as a diagnostic holds it: cut after 1024 characters.
 pub(crate) fn abridged_text(text: &str) -> Value {
     const MAX_CHARS: usize = 1024;
@@ -733,41 +878,64 @@ pub(crate) fn abridged_text(text: &str) -> Value {
     Value::String(cut)
 }
 
+/// A copy of `value` small enough for a diagnostic: deep nesting, long strings and long
+/// collections are cut (marked with `…`), so hostile input never makes diagnostics costly.
 fn abridged(value: &Value) -> Value {
-    abridged_at(value, 0)
+    let mut budget = ABRIDGED_BUDGET;
+    abridged_at(value, 0, &mut budget)
 }
 
-fn abridged_at(value: &Value, level: usize) -> Value {
+/// Roughly how many characters of a value one diagnostic holds: strings are cut after 1024
+/// characters, and past this budget in all, the remaining items of an array or object are one
+/// `…`, so no diagnostic is large however large the value it is about.
+const ABRIDGED_BUDGET: usize = 4096;
+
+fn abridged_at(value: &Value, level: usize, budget: &mut usize) -> Value {
     const MAX_LEVEL: usize = 16;
     const MAX_ITEMS: usize = 64;
     const MAX_CHARS: usize = 1024;
     const CUT: &str = "…";
+    // Every value costs something, so that empty arrays and objects cannot go on forever.
+    *budget = budget.saturating_sub(2);
     match value {
-        Value::String(s) if s.len() > MAX_CHARS => abridged_text(s),
+        Value::String(s) => {
+            let shown = MAX_CHARS.min(*budget).max(16);
+            *budget = budget.saturating_sub(s.len().min(shown));
+            match s.char_indices().nth(shown) {
+                None => value.clone(),
+                Some((end, _)) => Value::String(format!("{}{CUT}", &s[..end])),
+            }
+        }
         Value::Array(_) | Value::Object(_) if level >= MAX_LEVEL => Value::String(CUT.to_owned()),
         Value::Array(items) => {
-            let mut out: Vec<Value> = items
-                .iter()
-                .take(MAX_ITEMS)
-                .map(|item| abridged_at(item, level + 1))
-                .collect();
-            if items.len() > MAX_ITEMS {
-                out.push(Value::String(CUT.to_owned()));
+            let mut out = Vec::with_capacity(items.len().min(MAX_ITEMS));
+            for item in items {
+                if out.len() == MAX_ITEMS || *budget == 0 {
+                    out.push(Value::String(CUT.to_owned()));
+                    break;
+                }
+                out.push(abridged_at(item, level + 1, budget));
             }
             Value::Array(out)
         }
         Value::Object(map) => {
-            let mut out: Map<String, Value> = map
-                .iter()
-                .take(MAX_ITEMS)
-                .map(|(key, item)| (key.clone(), abridged_at(item, level + 1)))
-                .collect();
-            if map.len() > MAX_ITEMS {
-                out.insert(CUT.to_owned(), Value::String(CUT.to_owned()));
+            let mut out = Map::new();
+            for (key, item) in map {
+                if out.len() == MAX_ITEMS || *budget == 0 {
+                    out.insert(CUT.to_owned(), Value::String(CUT.to_owned()));
+                    break;
+                }
+                let key = abridged_segment(key);
+                *budget = budget.saturating_sub(key.len());
+                let item = abridged_at(item, level + 1, budget);
+                out.insert(key.into_owned(), item);
             }
             Value::Object(out)
         }
-        other => other.clone(),
+        other => {
+            *budget = budget.saturating_sub(8);
+            other.clone()
+        }
     }
 }
 

@@ -1,6 +1,8 @@
 //! Where coercion is in the input: a chain of segments on the stack, rendered into a JSON Pointer
 //! only when a diagnostic needs one, so the clean path never formats a path.
 
+use std::borrow::Cow;
+
 use crate::diagnostics::pointer_push;
 
 /// One step from a parent value to a child.
@@ -46,23 +48,63 @@ impl<'a> Path<'a> {
         }
     }
 
-    /// The path as a JSON Pointer (`""` for the root).
+    /// The path as a JSON Pointer (`""` for the root), kept small for a diagnostic: a key
+    /// longer than [`MAX_SEGMENT_CHARS`] is cut there and marked `…`, and of a pointer that
+    /// would still be longer than [`MAX_POINTER_BYTES`] the first segments are replaced by one
+    /// `…`, so that no input makes a path costly to render or to keep.
     pub(super) fn render(&self) -> String {
-        let mut chain = Vec::with_capacity(self.depth + 1);
+        let mut segments = Vec::with_capacity(self.depth);
         let mut at = Some(self);
         while let Some(path) = at {
-            chain.push(path.segment);
+            match path.segment {
+                Segment::Root => {}
+                Segment::Key(key) => segments.push(Cow::Borrowed(key)),
+                Segment::Index(index) => segments.push(Cow::Owned(index.to_string())),
+            }
             at = path.parent;
         }
-        let mut pointer = String::new();
-        for segment in chain.iter().rev() {
-            match segment {
-                Segment::Root => {}
-                Segment::Key(key) => pointer = pointer_push(&pointer, key),
-                Segment::Index(index) => pointer = pointer_push(&pointer, &index.to_string()),
-            }
+        bounded_pointer(segments)
+    }
+}
+
+/// The JSON Pointer of `innermost_first` (the segments from the value up to the root), bounded
+/// as [`Path::render`] says.
+pub(crate) fn bounded_pointer<S: AsRef<str>>(
+    innermost_first: impl IntoIterator<Item = S>,
+) -> String {
+    let mut segments: Vec<String> = Vec::new();
+    let mut bytes = 0;
+    let mut elided = false;
+    for segment in innermost_first {
+        let text = pointer_push("", &abridged_segment(segment.as_ref()));
+        if bytes + text.len() > MAX_POINTER_BYTES && !segments.is_empty() {
+            elided = true;
+            break;
         }
-        pointer
+        bytes += text.len();
+        segments.push(text);
+    }
+    let mut pointer = String::with_capacity(bytes + 4);
+    if elided {
+        pointer.push_str("/…");
+    }
+    for segment in segments.iter().rev() {
+        pointer.push_str(segment);
+    }
+    pointer
+}
+
+/// Longest key, in characters, that a rendered path holds whole.
+pub(crate) const MAX_SEGMENT_CHARS: usize = 256;
+
+/// Longest rendered path, in bytes (give or take the last segment and the mark of elision).
+pub(crate) const MAX_POINTER_BYTES: usize = 2048;
+
+/// `key`, cut after [`MAX_SEGMENT_CHARS`] characters and marked `…` when longer.
+pub(crate) fn abridged_segment(key: &str) -> Cow<'_, str> {
+    match key.char_indices().nth(MAX_SEGMENT_CHARS) {
+        None => Cow::Borrowed(key),
+        Some((end, _)) => Cow::Owned(format!("{}…", &key[..end])),
     }
 }
 
@@ -78,5 +120,24 @@ mod tests {
         assert_eq!(second.render(), "/a~1b/2");
         assert_eq!(second.depth, 2);
         assert_eq!(root.render(), "");
+    }
+
+    #[test]
+    fn a_long_key_is_cut_and_a_long_path_keeps_its_innermost_segments() {
+        let long = "k".repeat(10_000);
+        let root = Path::ROOT;
+        let key = root.key(&long);
+        assert_eq!(key.render(), format!("/{}…", "k".repeat(256)));
+
+        fn deep(path: &Path<'_>, key: &str, levels: usize) -> String {
+            match levels {
+                0 => path.index(7).render(),
+                _ => deep(&path.key(key), key, levels - 1),
+            }
+        }
+        let rendered = deep(&root.key("top"), &long, 100);
+        assert!(rendered.starts_with("/…/kkk"), "{rendered:.40}");
+        assert!(rendered.ends_with("…/7"), "{rendered}");
+        assert!(rendered.len() < 2048 + 300, "{}", rendered.len());
     }
 }
