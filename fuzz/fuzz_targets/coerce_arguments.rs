@@ -1,9 +1,22 @@
-//! Argument text, as a model might send it, coerced against a fixed set of types under the
-//! lenient and the strict policy. Nothing may panic: every input ends in a value or in errors.
-//! Valid JSON is also coerced as already-parsed arguments. And `deserialize_arguments`, which
-//! reads text it finds canonical straight into the Rust type (checking it in the same pass),
-//! must agree with `coerce_arguments` exactly, numbers too: those are decided on the literals
-//! sent, which only the full coercion sees.
+//! Argument text, as a model might send it, coerced against one of a fixed set of types.
+//! Nothing may panic: every input ends in a value or in errors. These laws are checked:
+//!
+//! - `deserialize_arguments`, which reads text it finds canonical straight into the Rust type
+//!   (checking it in the same pass), agrees with `coerce_arguments` exactly, numbers too: those
+//!   are decided on the literals sent, which only the full coercion sees;
+//! - the strict policy accepts exactly what the lenient one accepts without a repair, as the
+//!   same value: it refuses every repair and nothing else;
+//! - the canonical value is canonical: coerced again (as parsed JSON, under the strict policy)
+//!   it comes back unchanged, without a repair;
+//! - valid JSON is also coerced as already-parsed arguments (without a law: a parsed value is
+//!   decided on its numbers, text on its literals).
+//!
+//! The first byte of an input chooses the type and the policy the fast path is compared under
+//! (`byte % 15`: the type is `% 5`, the policy `/ 5`), the rest is the argument text. So `<`
+//! to `@` are the task, shape, tree, numbers and any types under the lenient policy, `A` to
+//! `E` the same under the strict one and `F` to `J` with unknown keys ignored. One input is
+//! one type and a few readings of its text: a fuzzer's executions go to new texts, not to
+//! every type for each text. The types and policies are built once.
 
 #![no_main]
 
@@ -17,32 +30,79 @@ use toolsmith_types::{
 };
 
 fuzz_target!(|data: &[u8]| {
-    let text = String::from_utf8_lossy(data);
-    let parsed: Option<Value> = serde_json::from_str(&text).ok();
-    for graph in graphs() {
-        for policy in policies() {
-            let coerced = coerce_arguments(graph, Arguments::Text(&text), policy);
-            let deserialized =
-                deserialize_arguments::<Value>(graph, Arguments::Text(&text), policy);
-            match (&coerced, &deserialized) {
-                (Ok(c), Ok(d)) => assert!(
-                    c.value == d.value && c.repairs == d.repairs,
-                    "fast path disagrees on {text:?}: {c:?} vs {d:?}"
-                ),
-                (Err(c), Err(d)) => assert_eq!(c, d, "fast path disagrees on {text:?}"),
-                _ => panic!("fast path disagrees on {text:?}: {coerced:?} vs {deserialized:?}"),
-            }
-            if let Some(value) = &parsed {
-                let _ = coerce_arguments(graph, Arguments::Json(value), policy);
-            }
+    let Some((&choice, text)) = data.split_first() else {
+        return;
+    };
+    let choice = usize::from(choice) % (GRAPHS * POLICIES);
+    let graph = &graphs()[choice % GRAPHS];
+    let policy = &policies()[choice / GRAPHS];
+    let text = String::from_utf8_lossy(text);
+    let arguments = Arguments::Text(&text);
+
+    let lenient = coerce_arguments(graph, arguments, &policies()[0]);
+    let strict = coerce_arguments(graph, arguments, &policies()[1]);
+    match (&lenient, &strict) {
+        (Ok(l), Ok(s)) => assert!(
+            l.repairs.is_empty() && l.value == s.value && s.repairs.is_empty(),
+            "strict accepts what lenient repairs or reads otherwise, on {text:?}: {l:?} vs {s:?}"
+        ),
+        (Ok(l), Err(s)) => assert!(
+            !l.repairs.is_empty(),
+            "strict refuses what lenient accepts unrepaired, on {text:?}: {l:?} vs {s:?}"
+        ),
+        (Err(_), Err(_)) => {}
+        (Err(l), Ok(s)) => {
+            panic!("strict accepts what lenient refuses, on {text:?}: {l:?} vs {s:?}")
         }
+    }
+
+    let other;
+    let coerced = match choice / GRAPHS {
+        0 => &lenient,
+        1 => &strict,
+        _ => {
+            other = coerce_arguments(graph, arguments, policy);
+            &other
+        }
+    };
+    let deserialized = deserialize_arguments::<Value>(graph, arguments, policy);
+    match (coerced, &deserialized) {
+        (Ok(c), Ok(d)) => assert!(
+            c.value == d.value && c.repairs == d.repairs,
+            "fast path disagrees on {text:?}: {c:?} vs {d:?}"
+        ),
+        (Err(c), Err(d)) => assert_eq!(c, d, "fast path disagrees on {text:?}"),
+        _ => panic!("fast path disagrees on {text:?}: {coerced:?} vs {deserialized:?}"),
+    }
+
+    if let Ok(canonical) = coerced {
+        let again = coerce_arguments(graph, Arguments::Json(&canonical.value), &policies()[1]);
+        match &again {
+            Ok(again) => assert!(
+                again.value == canonical.value && again.repairs.is_empty(),
+                "the canonical value of {text:?} is not canonical: {canonical:?} then {again:?}"
+            ),
+            Err(errors) => panic!(
+                "strict coercion refuses the canonical value of {text:?}: {canonical:?}: {errors:?}"
+            ),
+        }
+    }
+
+    if let Ok(value) = serde_json::from_str::<Value>(&text) {
+        let _ = coerce_arguments(graph, Arguments::Json(&value), policy);
     }
 });
 
-fn policies() -> &'static [Policy] {
-    static POLICIES: OnceLock<Vec<Policy>> = OnceLock::new();
-    POLICIES.get_or_init(|| {
-        vec![
+/// How many types an input may be coerced to.
+const GRAPHS: usize = 5;
+/// How many policies the fast path is compared under.
+const POLICIES: usize = 3;
+
+/// Lenient, strict (the laws rely on this order), and lenient with unknown keys ignored.
+fn policies() -> &'static [Policy; POLICIES] {
+    static BUILT: OnceLock<[Policy; POLICIES]> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        [
             Policy::lenient(),
             Policy::strict(),
             Policy {
@@ -53,10 +113,10 @@ fn policies() -> &'static [Policy] {
     })
 }
 
-fn graphs() -> &'static [TypeGraph] {
-    static GRAPHS: OnceLock<Vec<TypeGraph>> = OnceLock::new();
-    GRAPHS.get_or_init(|| {
-        vec![
+fn graphs() -> &'static [TypeGraph; GRAPHS] {
+    static BUILT: OnceLock<[TypeGraph; GRAPHS]> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        [
             task_request(),
             shape(),
             tree(),
