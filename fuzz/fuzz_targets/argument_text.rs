@@ -181,6 +181,7 @@ fn tight_limits() -> Limits {
         max_input_bytes: 256,
         max_errors: 3,
         max_repairs: 3,
+        max_values: 12,
     }
 }
 

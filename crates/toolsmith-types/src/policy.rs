@@ -114,9 +114,9 @@ pub struct Limits {
     /// one) would be a tree of hundreds of megabytes, with every array within `max_items`. The
     /// default, 200,000 (twice `max_items`: one array at the item limit fits beside the rest),
     /// keeps a request's tree under about 20 MB, and tens of MB with the canonical copy
-    /// coercion makes where it changes the value. Arguments that need more are read under a larger limit: a tool states its own
-    /// limits (`Tool::limits`, in the `toolsmith` crate), as the text toolset does for the
-    /// size of its texts.
+    /// coercion makes where it changes the value. Arguments that need more are read under a
+    /// larger limit: a tool states its own limits (`Tool::limits`, in the `toolsmith` crate),
+    /// as the text toolset does for the size of its texts.
     pub max_values: usize,
 }
 
