@@ -37,11 +37,42 @@ struct Param {
     default: Option<syn::Expr>,
 }
 
+/// One argument the tool function is called with.
+#[derive(Clone, Copy)]
+enum Input {
+    /// `params[i]`.
+    Param(usize),
+    /// The call's `&Context`.
+    Context,
+}
+
+/// Whether `ty` is `&Context` (however the path to it is written): the call's context, not a
+/// parameter.
+fn is_context(ty: &Type) -> bool {
+    let Type::Reference(reference) = ty else {
+        return false;
+    };
+    let Type::Path(path) = reference.elem.as_ref() else {
+        return false;
+    };
+    reference.mutability.is_none()
+        && path.qself.is_none()
+        && path
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Context" && s.arguments.is_none())
+}
+
 /// Everything needed to generate one tool.
 struct ToolFn {
     ident: Ident,
     receiver: Receiver,
+    /// Whether the function is `async`.
+    asyncness: bool,
     params: Vec<Param>,
+    /// The function's arguments in order: a parameter (by index) or the call's context.
+    inputs: Vec<Input>,
     output: Type,
     name: String,
     description: String,
@@ -354,6 +385,8 @@ fn tool_fn(
         Receiver::Free
     };
     let mut params = Vec::new();
+    let mut inputs = Vec::new();
+    let mut seen_context: Option<Span> = None;
     for input in &mut sig.inputs {
         match input {
             FnArg::Receiver(r) => {
@@ -374,6 +407,26 @@ fn tool_fn(
                     return Err(syn::Error::new_spanned(&*r, problem));
                 }
                 receiver = Receiver::Ref;
+            }
+            FnArg::Typed(typed) if is_context(&typed.ty) => {
+                if let Some(attr) = typed
+                    .attrs
+                    .iter()
+                    .find(|a| is_attribute(a, "param") || a.path().is_ident("doc"))
+                {
+                    return Err(syn::Error::new(
+                        attr.span(),
+                        "the `&Context` parameter is the call's context, not a parameter the \
+                         model sends: it takes no #[param] or doc comment",
+                    ));
+                }
+                if seen_context.replace(typed.span()).is_some() {
+                    return Err(syn::Error::new(
+                        typed.span(),
+                        "a tool takes its `&Context` once",
+                    ));
+                }
+                inputs.push(Input::Context);
             }
             FnArg::Typed(typed) => {
                 let param_options = ParamOptions::from_attributes(&typed.attrs)?;
@@ -423,6 +476,7 @@ fn tool_fn(
                     .map(|d| d.value())
                     .or(param_doc)
                     .or_else(|| argument_docs.get(&name).cloned());
+                inputs.push(Input::Param(params.len()));
                 params.push(Param {
                     ident,
                     name,
@@ -441,7 +495,9 @@ fn tool_fn(
     Ok(ToolFn {
         ident: sig.ident.clone(),
         receiver,
+        asyncness: sig.asyncness.is_some(),
         params,
+        inputs,
         output,
         name,
         description,
@@ -451,12 +507,6 @@ fn tool_fn(
 }
 
 fn check_signature(sig: &Signature) -> syn::Result<()> {
-    if let Some(asyncness) = sig.asyncness {
-        return Err(syn::Error::new(
-            asyncness.span,
-            "a tool function cannot be async (toolsmith pulls in no async runtime)",
-        ));
-    }
     if let Some(param) = sig
         .generics
         .params
@@ -590,13 +640,17 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
         use ::toolsmith::__private::{ViaNotPlain as _, ViaPlain as _};
         true #(&& #plain_params)*
     }};
-    let arguments = tool.params.iter().map(|p| {
-        let ident = &p.ident;
-        match &p.borrowed {
-            Some(inner) => {
-                quote! { ::toolsmith::__private::Borrow::<#inner>::borrow(&__toolsmith_parsed.#ident) }
+    let arguments = tool.inputs.iter().map(|input| match *input {
+        Input::Context => quote! { &__toolsmith_context },
+        Input::Param(index) => {
+            let p = &tool.params[index];
+            let ident = &p.ident;
+            match &p.borrowed {
+                Some(inner) => {
+                    quote! { ::toolsmith::__private::Borrow::<#inner>::borrow(&__toolsmith_parsed.#ident) }
+                }
+                None => quote! { __toolsmith_parsed.#ident },
             }
-            None => quote! { __toolsmith_parsed.#ident },
         }
     });
     let call = match tool.receiver {
@@ -650,6 +704,52 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
         }
         None => (quote! {}, quote! { ::core::option::Option::None }),
     };
+    // Fields, not bindings: a parameter named like the function must not shadow it.
+    let read = quote! {
+        ::toolsmith::__private::arguments::<__ToolsmithArguments>(
+            ::toolsmith::__private::called_name(&__toolsmith_context, #name),
+            Self::#parameters_fn(),
+            __toolsmith_arguments,
+            __toolsmith_context.policy(),
+            #plain,
+        )
+    };
+    let render = quote! {
+        #via
+        #probe
+            .render(
+                ::toolsmith::__private::called_name(&__toolsmith_context, #name),
+                __toolsmith_value,
+            )
+            .map(|output| output.with_repairs(__toolsmith_repairs))
+    };
+    let blocking = !tool.asyncness;
+    let body = if tool.asyncness {
+        quote! {
+            let (__toolsmith_parsed, __toolsmith_repairs): (__ToolsmithArguments, _) = match #read {
+                ::core::result::Result::Ok(read) => read,
+                ::core::result::Result::Err(error) => {
+                    return ::toolsmith::__private::ToolFuture::ready(::core::result::Result::Err(error));
+                }
+            };
+            ::toolsmith::__private::ToolFuture::new(async move {
+                let __toolsmith_context = __toolsmith_context;
+                let __toolsmith_value: #output = #call.await;
+                #render
+            })
+        }
+    } else {
+        quote! {
+            ::toolsmith::__private::ToolFuture::ready((|| -> ::core::result::Result<
+                ::toolsmith::__private::ToolOutput,
+                ::toolsmith::__private::ToolError,
+            > {
+                let (__toolsmith_parsed, __toolsmith_repairs): (__ToolsmithArguments, _) = #read?;
+                let __toolsmith_value: #output = #call;
+                #render
+            })())
+        }
+    };
     let span = tool.span;
     quote_spanned! {span=>
         #limits_item
@@ -675,32 +775,19 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
         }
 
         #[doc(hidden)]
-        #[allow(clippy::needless_borrow)]
-        fn #invoke_fn(
-            __toolsmith_this: &Self,
-            __toolsmith_arguments: ::toolsmith::__private::Arguments<'_>,
-            __toolsmith_policy: &::toolsmith::__private::Policy,
-        ) -> ::core::result::Result<::toolsmith::__private::ToolOutput, ::toolsmith::__private::ToolError> {
+        #[allow(clippy::needless_borrow, clippy::redundant_closure_call)]
+        fn #invoke_fn<'__toolsmith>(
+            __toolsmith_this: &'__toolsmith Self,
+            __toolsmith_arguments: ::toolsmith::__private::Arguments<'__toolsmith>,
+            __toolsmith_context: ::toolsmith::__private::Context,
+        ) -> ::toolsmith::__private::ToolFuture<'__toolsmith> {
             #[derive(::toolsmith::__private::serde::Deserialize)]
             #[serde(crate = "::toolsmith::__private::serde", deny_unknown_fields)]
             #[allow(non_camel_case_types, non_snake_case)]
             struct __ToolsmithArguments { #(#struct_fields),* }
             #(#default_fns)*
             let _ = __toolsmith_this;
-            // Fields, not bindings: a parameter named like the function must not shadow it.
-            let (__toolsmith_parsed, __toolsmith_repairs): (__ToolsmithArguments, _) =
-                ::toolsmith::__private::arguments::<__ToolsmithArguments>(
-                    #name,
-                    Self::#parameters_fn(),
-                    __toolsmith_arguments,
-                    __toolsmith_policy,
-                    #plain,
-                )?;
-            let __toolsmith_value: #output = #call;
-            #via
-            #probe
-                .render(#name, __toolsmith_value)
-                .map(|output| output.with_repairs(__toolsmith_repairs))
+            #body
         }
 
         #[doc(hidden)]
@@ -717,6 +804,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
                 open_world: #open_world,
             },
             limits: #limits,
+            blocking: #blocking,
             invoke: Self::#invoke_fn,
         };
     }
@@ -744,18 +832,15 @@ fn single_tool_impl(self_ty: &TokenStream, spec: &Ident) -> TokenStream {
             fn limits(&self) -> ::core::option::Option<::toolsmith::__private::Limits> {
                 <#self_ty>::#spec.limits(self)
             }
-            fn declarations(&self) -> ::core::option::Option<&::toolsmith::__private::Declarations> {
-                // The spec is the type's alone, so one cache serves every value of the type.
-                static DECLARATIONS: ::toolsmith::__private::Declarations =
-                    ::toolsmith::__private::Declarations::new();
-                ::core::option::Option::Some(&DECLARATIONS)
+            fn is_blocking(&self) -> bool {
+                <#self_ty>::#spec.blocking
             }
-            fn call(
-                &self,
-                arguments: ::toolsmith::__private::Arguments<'_>,
-                policy: &::toolsmith::__private::Policy,
-            ) -> ::core::result::Result<::toolsmith::__private::ToolOutput, ::toolsmith::__private::ToolError> {
-                <#self_ty>::#spec.call(self, arguments, policy)
+            fn call<'__toolsmith>(
+                &'__toolsmith self,
+                arguments: ::toolsmith::__private::Arguments<'__toolsmith>,
+                context: ::toolsmith::__private::Context,
+            ) -> ::toolsmith::__private::ToolFuture<'__toolsmith> {
+                <#self_ty>::#spec.call(self, arguments, context)
             }
         }
     }

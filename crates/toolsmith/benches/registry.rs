@@ -17,8 +17,8 @@ mod harness;
 use harness::{Case, report};
 use serde::{Deserialize, Serialize};
 use toolsmith::{
-    Arguments, Dialect, Limits, Policy, Registry, Tool, ToolAnnotations, ToolError, ToolOutput,
-    ToolType, TypeGraph, declaration,
+    Arguments, Context, Dialect, Limits, Policy, Registry, Tool, ToolAnnotations, ToolError,
+    ToolOutput, ToolType, TypeGraph, declaration,
 };
 
 /// A tool as it is, but keeping no declarations: each one is written afresh.
@@ -157,11 +157,19 @@ fn main() -> ExitCode {
 
     // Every path must give the same answer before its speed means anything.
     let through_registry = registry
-        .call("add", Arguments::Text(ARGS), &policy)
-        .map(|o| o.text);
+        .call_blocking(
+            "add",
+            Arguments::Text(ARGS),
+            Context::new().with_policy(policy.clone()),
+        )
+        .map(|o| o.as_text());
     let stated = registry
-        .call("add_stated", Arguments::Text(ARGS), &policy)
-        .map(|o| o.text);
+        .call_blocking(
+            "add_stated",
+            Arguments::Text(ARGS),
+            Context::new().with_policy(policy.clone()),
+        )
+        .map(|o| o.as_text());
     let checks = [
         ("hand dispatch", hand_dispatch(ARGS)),
         ("registry call", through_registry.map_err(|e| e.to_string())),
@@ -184,10 +192,17 @@ fn main() -> ExitCode {
                 hand_dispatch(black_box(ARGS))
             }),
             Case::new("Tool::call (coercion + invocation)", || {
-                tool.call(Arguments::Text(black_box(ARGS)), &policy)
+                tool.call_blocking(
+                    Arguments::Text(black_box(ARGS)),
+                    Context::new().with_policy(policy.clone()),
+                )
             }),
             Case::new("Registry::call (lookup + the above)", || {
-                registry.call(black_box("add"), Arguments::Text(black_box(ARGS)), &policy)
+                registry.call_blocking(
+                    black_box("add"),
+                    Arguments::Text(black_box(ARGS)),
+                    Context::new().with_policy(policy.clone()),
+                )
             }),
             Case::new("Registry::call of a tool stating its own limits", || {
                 registry.call(
@@ -205,7 +220,11 @@ fn main() -> ExitCode {
                 hand_dispatch(black_box(ARGS))
             }),
             Case::new("Registry::call", || {
-                registry.call(black_box("add"), Arguments::Text(black_box(ARGS)), &policy)
+                registry.call_blocking(
+                    black_box("add"),
+                    Arguments::Text(black_box(ARGS)),
+                    Context::new().with_policy(policy.clone()),
+                )
             })
             .target(2.0),
         ],

@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use toolsmith::{Arguments, Policy, Toolset};
+use toolsmith::{Arguments, Context, Policy, ToolExt, Toolset};
 
 /// A client for one API, at a base URL chosen when it is built.
 pub struct ApiToolset {
@@ -64,10 +64,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{}",
         tools[0]
-            .call(Arguments::Text(r#"{"id": "7"}"#), &policy)?
-            .text
+            .call_blocking(
+                Arguments::Text(r#"{"id": "7"}"#),
+                Context::new().with_policy(policy.clone())
+            )?
+            .as_text()
     );
-    println!("{}", tools[1].call(Arguments::Text("{}"), &policy)?.text);
+    println!(
+        "{}",
+        tools[1]
+            .call_blocking(
+                Arguments::Text("{}"),
+                Context::new().with_policy(policy.clone())
+            )?
+            .as_text()
+    );
     Ok(())
 }
 
@@ -92,7 +103,9 @@ mod tests {
         let schemas: Vec<Value> = ApiToolset::new("https://api.example.com")
             .into_tools()
             .iter()
-            .map(|t| t.call_schema().unwrap())
+            .map(|t| {
+                serde_json::json!({"type": "function", "function": toolsmith::envelope(&**t, toolsmith::Dialect::JsonSchema).unwrap()})
+            })
             .collect();
         testing::assert_golden("tests/golden/api_toolset.json", &Value::Array(schemas));
     }
@@ -120,7 +133,9 @@ mod tests {
     #[test]
     fn a_declared_default_is_in_the_schema_and_filled_in() {
         let tools = ApiToolset::new("u").into_tools();
-        let schema = tools[1].call_schema_object().unwrap();
+        let schema =
+            toolsmith::parameters_schema(tools[1].parameters(), toolsmith::Dialect::JsonSchema)
+                .unwrap();
         assert_eq!(schema["properties"]["per_page"]["default"], 20);
         assert_eq!(schema["required"], json!([]));
     }

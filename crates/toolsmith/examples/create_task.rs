@@ -4,7 +4,7 @@
 //! Run it with `cargo run -p toolsmith --example create_task`.
 
 use serde::{Deserialize, Serialize};
-use toolsmith::{Arguments, Policy, Tool, ToolType};
+use toolsmith::{Arguments, Context, Tool, ToolExt, ToolType};
 
 /// How urgent a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToolType)]
@@ -89,13 +89,16 @@ pub fn create_task(task: TaskRequest) -> Result<TaskCreated, String> {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{}",
-        serde_json::to_string_pretty(&CreateTask.call_schema()?)?
+        serde_json::to_string_pretty(&toolsmith::envelope(
+            &CreateTask,
+            toolsmith::Dialect::OpenAi { strict: false }
+        )?)?
     );
     // What models actually send: a shouting enum, a number as text, tags as a JSON string.
     let sent = r#"{"task": {"title": "Ship it", "priority": "HIGH", "status": "In-Progress",
         "metadata": {"tags": "[\"release\"]", "estimated_hours": "3.5"}}}"#;
-    let output = CreateTask.call(Arguments::Text(sent), &Policy::default())?;
-    println!("{}", output.text);
+    let output = CreateTask.call_blocking(Arguments::Text(sent), Context::new())?;
+    println!("{}", output.as_text());
     for repair in &output.repairs {
         println!("repaired: {}", repair.message());
     }
@@ -150,7 +153,9 @@ mod tests {
 
     #[test]
     fn status_is_filled_from_its_serde_default() {
-        let schema = CreateTask.call_schema_object().unwrap();
+        let schema =
+            toolsmith::parameters_schema(CreateTask.parameters(), toolsmith::Dialect::JsonSchema)
+                .unwrap();
         assert_eq!(schema["properties"]["task"]["$ref"], "#/$defs/TaskRequest");
         let text = testing::call_text(
             &CreateTask,

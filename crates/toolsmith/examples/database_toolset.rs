@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use toolsmith::{Arguments, Policy, Toolset};
+use toolsmith::{Arguments, Context, Policy, ToolExt, Toolset};
 
 /// An in-memory key-value table standing in for a database.
 #[derive(Default)]
@@ -71,15 +71,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}: {}", tool.name(), tool.description());
     }
     let policy = Policy::default();
-    tools[1].call(
+    tools[1].call_blocking(
         Arguments::Text(r#"{"key": "user:1", "value": "Ada"}"#),
-        &policy,
+        Context::new().with_policy(policy.clone()),
     )?;
     println!(
         "{}",
         tools[0]
-            .call(Arguments::Text(r#"{"prefix": "user:"}"#), &policy)?
-            .text
+            .call_blocking(
+                Arguments::Text(r#"{"prefix": "user:"}"#),
+                Context::new().with_policy(policy.clone())
+            )?
+            .as_text()
     );
     Ok(())
 }
@@ -104,7 +107,9 @@ mod tests {
     fn schemas_match_golden() {
         let schemas: Vec<Value> = DatabaseToolset::to_tools()
             .iter()
-            .map(|t| t.call_schema().unwrap())
+            .map(|t| {
+                serde_json::json!({"type": "function", "function": toolsmith::envelope(&**t, toolsmith::Dialect::JsonSchema).unwrap()})
+            })
             .collect();
         testing::assert_golden("tests/golden/database_toolset.json", &Value::Array(schemas));
     }

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use toolsmith::{Arguments, Policy, Tool, ToolType};
+use toolsmith::{Arguments, Context, Policy, Tool, ToolExt, ToolType};
 
 /// A circle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToolType)]
@@ -92,10 +92,21 @@ pub fn count_nodes(outline: Outline) -> usize {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let policy = Policy::default();
     let sent = r#"{"shapes": {"a": {"_type": "Circle", "radius": 1}, "b": {"_type": "Rectangle", "width": 2, "height": "3"}}, "decimals": 2}"#;
-    println!("{}", TotalArea.call(Arguments::Text(sent), &policy)?.text);
     println!(
         "{}",
-        serde_json::to_string_pretty(&CountNodes.call_schema()?)?
+        TotalArea
+            .call_blocking(
+                Arguments::Text(sent),
+                Context::new().with_policy(policy.clone())
+            )?
+            .as_text()
+    );
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&toolsmith::envelope(
+            &CountNodes,
+            toolsmith::Dialect::OpenAi { strict: false }
+        )?)?
     );
     Ok(())
 }
@@ -118,7 +129,9 @@ mod tests {
     fn schemas_match_golden() {
         let schemas: Vec<Value> = [&Area as &dyn Tool, &TotalArea, &CountNodes]
             .iter()
-            .map(|t| t.call_schema().unwrap())
+            .map(|t| {
+                serde_json::json!({"type": "function", "function": toolsmith::envelope(&**t, toolsmith::Dialect::JsonSchema).unwrap()})
+            })
             .collect();
         testing::assert_golden("tests/golden/shapes.json", &Value::Array(schemas));
     }
@@ -155,7 +168,7 @@ mod tests {
             }}),
         )
         .unwrap();
-        assert_eq!(output.text, "7 (largest: b)");
+        assert_eq!(output.as_text(), "7 (largest: b)");
         assert_eq!(output.repairs.len(), 1);
         assert_eq!(output.repairs[0].path, "/shapes/b/width");
     }
@@ -192,7 +205,9 @@ mod tests {
 
     #[test]
     fn recursive_type_is_a_definition_that_refers_to_itself() {
-        let schema = CountNodes.call_schema_object().unwrap();
+        let schema =
+            toolsmith::parameters_schema(CountNodes.parameters(), toolsmith::Dialect::JsonSchema)
+                .unwrap();
         assert_eq!(
             schema["$defs"]["Outline"]["properties"]["children"]["items"]["$ref"],
             "#/$defs/Outline"

@@ -3,7 +3,7 @@
 //!
 //! Run it with `cargo run -p toolsmith --example weather_lookup`.
 
-use toolsmith::{Arguments, Policy, Tool};
+use toolsmith::{Arguments, Context, Tool, ToolExt};
 
 /// Looks up the current weather for a city.
 #[toolsmith::tool(read_only, open_world)]
@@ -49,19 +49,23 @@ impl WeatherService {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "{}",
-        serde_json::to_string_pretty(&WeatherLookup.call_schema()?)?
+        serde_json::to_string_pretty(&toolsmith::envelope(
+            &WeatherLookup,
+            toolsmith::Dialect::OpenAi { strict: false }
+        )?)?
     );
-    let output = WeatherLookup.call(Arguments::Text(r#"{"city": "Paris"}"#), &Policy::default())?;
-    println!("{}", output.text);
+    let output =
+        WeatherLookup.call_blocking(Arguments::Text(r#"{"city": "Paris"}"#), Context::new())?;
+    println!("{}", output.as_text());
     let service = WeatherService::new("k-123");
     println!(
         "{}",
-        Tool::call(
+        ToolExt::call_blocking(
             &service,
             Arguments::Text(r#"{"city": "Oslo"}"#),
-            &Policy::default()
+            Context::new()
         )?
-        .text
+        .as_text()
     );
     Ok(())
 }
@@ -141,7 +145,9 @@ mod tests {
             testing::call_text(&service, json!({"city": "Oslo"})).unwrap(),
             "signed request for Oslo"
         );
-        let schema = service.call_schema_object().unwrap();
+        let schema =
+            toolsmith::parameters_schema(service.parameters(), toolsmith::Dialect::JsonSchema)
+                .unwrap();
         assert_eq!(
             schema["properties"]["city"]["description"],
             "The city, as its name in English."

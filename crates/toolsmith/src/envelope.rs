@@ -1,14 +1,13 @@
 //! A tool as each receiver declares it ([`envelope`]), and the receivers' limits checked over a
 //! request's tools ([`lint_tools`]).
 
-use std::borrow::Cow;
 use std::fmt;
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 use toolsmith_types::{Dialect, EmitError, Finding, LintTool, emit, lint, parameters_schema};
 
-use crate::Tool;
+use crate::{Tool, ToolAnnotations};
 
 /// Why a tool cannot be declared to a receiver.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,55 +73,18 @@ impl std::error::Error for EnvelopeError {}
 /// When the receiver refuses the tool's name, or its parameters cannot be written in the dialect
 /// (say, a recursive type for Gemini).
 pub fn envelope(tool: &dyn Tool, dialect: Dialect) -> Result<Value, EnvelopeError> {
-    declaration(tool, dialect).map(Cow::into_owned)
+    write_envelope(tool, dialect)
 }
 
-/// The declaration of `tool` in `dialect`, as [`envelope`] writes it, borrowed from the tool's
-/// [`Declarations`] where it keeps them: written on the first call, then handed out as it is (a
-/// tool's declaration never changes), so declaring the same tools on every request costs a
-/// lookup. A tool without a cache ([`Tool::declarations`] is `None`) gets a fresh one each time.
-///
-/// ```
-/// use std::borrow::Cow;
-/// use toolsmith::{Dialect, declaration, envelope};
-///
-/// /// Looks up the weather.
-/// #[toolsmith::tool]
-/// fn weather(city: String) -> String {
-///     city
-/// }
-///
-/// let first = declaration(&Weather, Dialect::Mcp)?;
-/// assert!(matches!(first, Cow::Borrowed(_)));
-/// assert_eq!(*first, envelope(&Weather, Dialect::Mcp)?);
-/// # Ok::<(), toolsmith::EnvelopeError>(())
-/// ```
-///
-/// # Errors
-/// As [`envelope`]; an error is kept too, and given again.
-pub fn declaration(tool: &dyn Tool, dialect: Dialect) -> Result<Cow<'_, Value>, EnvelopeError> {
-    match tool
-        .declarations()
-        .and_then(|cache| cache.get(tool, dialect))
-    {
-        Some(Ok(declared)) => Ok(Cow::Borrowed(declared)),
-        Some(Err(error)) => Err(error.clone()),
-        None => write_envelope(tool, dialect).map(Cow::Owned),
-    }
-}
-
-/// A tool's declarations, one per dialect, each written the first time it is asked for.
-///
-/// A tool keeps one for as long as it lives and hands it out from [`Tool::declarations`]; the
-/// tools `#[tool]` and `#[toolset]` generate do. Only a tool whose name, description,
-/// parameters, output and annotations never change may keep one.
-pub struct Declarations {
+/// A tool's declarations, one per dialect, each written the first time it is asked for: kept
+/// by the registry beside each tool ([`RegisteredTool::declaration`](crate::RegisteredTool::declaration)).
+pub(crate) struct Declarations {
     by_dialect: [OnceLock<Result<Value, EnvelopeError>>; Dialect::ALL.len()],
 }
 
 impl Declarations {
     /// An empty cache.
-    pub const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Declarations {
             by_dialect: [const { OnceLock::new() }; Dialect::ALL.len()],
         }
@@ -130,7 +92,11 @@ impl Declarations {
 
     /// `tool`'s declaration in `dialect`, written on first use (`None` for a dialect missing
     /// from [`Dialect::ALL`], which then goes uncached).
-    fn get(&self, tool: &dyn Tool, dialect: Dialect) -> Option<&Result<Value, EnvelopeError>> {
+    pub(crate) fn get(
+        &self,
+        tool: &dyn Tool,
+        dialect: Dialect,
+    ) -> Option<&Result<Value, EnvelopeError>> {
         let index = Dialect::ALL.iter().position(|&d| d == dialect)?;
         let slot = self.by_dialect.get(index)?;
         Some(slot.get_or_init(|| write_envelope(tool, dialect)))
@@ -202,7 +168,7 @@ fn write_envelope(tool: &dyn Tool, dialect: Dialect) -> Result<Value, EnvelopeEr
             }
             let annotations = tool.annotations();
             if !annotations.is_empty() {
-                declared.insert("annotations".to_owned(), annotations.to_json());
+                declared.insert("annotations".to_owned(), mcp_annotations(annotations));
             }
             Value::Object(declared)
         }
@@ -213,6 +179,21 @@ fn write_envelope(tool: &dyn Tool, dialect: Dialect) -> Result<Value, EnvelopeEr
             "parameters": parameters,
         }),
     })
+}
+
+/// The hints in MCP's spelling (`readOnlyHint`, ...), leaving out those not said.
+fn mcp_annotations(annotations: ToolAnnotations) -> Value {
+    let hints = [
+        ("readOnlyHint", annotations.read_only),
+        ("destructiveHint", annotations.destructive),
+        ("idempotentHint", annotations.idempotent),
+        ("openWorldHint", annotations.open_world),
+    ];
+    let map: Map<String, Value> = hints
+        .into_iter()
+        .filter_map(|(key, hint)| hint.map(|h| (key.to_owned(), Value::Bool(h))))
+        .collect();
+    Value::Object(map)
 }
 
 /// What `dialect`'s receiver would refuse in a request declaring `tools`: names, tools per

@@ -10,7 +10,7 @@
 //!   tools added by hand and refuses two tools of one name.
 //!
 //! ```
-//! use toolsmith::{Arguments, Policy, Tool};
+//! use toolsmith::{Arguments, Context, Dialect, Tool, ToolExt};
 //!
 //! /// Looks up the current weather for a city.
 //! #[toolsmith::tool]
@@ -24,10 +24,11 @@
 //!
 //! let tool = WeatherLookup;
 //! assert_eq!(tool.name(), "weather_lookup");
-//! let output = tool.call(Arguments::Text(r#"{"city": "Paris"}"#), &Policy::default())?;
-//! assert_eq!(output.text, "Sunny in Paris, 21 degrees celsius");
+//! let output = tool.call_blocking(Arguments::Text(r#"{"city": "Paris"}"#), Context::new())?;
+//! assert_eq!(output.as_text(), "Sunny in Paris, 21 degrees celsius");
+//! let declared = toolsmith::envelope(&tool, Dialect::JsonSchema)?;
 //! assert_eq!(
-//!     tool.call_schema_object()?["properties"]["units"]["description"],
+//!     declared["parameters"]["properties"]["units"]["description"],
 //!     "Parameter units (optional)"
 //! );
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -36,8 +37,13 @@
 //! This crate must never do HTTP, spawn processes, or pull in an async runtime: it is the
 //! contract between tools and whoever calls them, and tools that need those bring them.
 
+mod content;
+mod context;
 mod envelope;
+mod future;
+mod layer;
 mod registry;
+mod stats;
 mod tool;
 mod toolset;
 
@@ -47,11 +53,16 @@ pub mod testing;
 #[path = "private.rs"]
 pub mod __private;
 
-pub(crate) use __private as private;
-
-pub use envelope::{Declarations, EnvelopeError, declaration, envelope, lint_tools};
-pub use registry::{RegisteredTool, Registry, RegistryError, registry};
-pub use tool::{Tool, ToolAnnotations, ToolError, ToolOutput};
+pub use content::{Content, Media, Resource, ResourceContents, ResourceLink};
+pub use context::{CancellationToken, Cancelled, Context, LogLevel, Progress, Reporter};
+pub use envelope::{EnvelopeError, envelope, lint_tools};
+pub use future::{InsideRuntime, ToolFuture, ToolResult, block_on};
+pub use layer::{
+    Call, CatchPanic, ConcurrencyLimit, Layer, Next, Offload, ThreadPerCall, Timeout, Trace,
+};
+pub use registry::{RegisteredTool, Registry, RegistryError, default_layers, registry};
+pub use stats::{Stats, StatsLayer};
+pub use tool::{Tool, ToolAnnotations, ToolError, ToolExt, ToolOutput};
 pub use toolset::Toolset;
 /// Describes a struct or enum as a [`Type`], following its serde attributes, so that the schema a
 /// model sees, the coercion of what it sends and serde's reading of the result agree.

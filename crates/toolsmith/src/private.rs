@@ -2,11 +2,9 @@
 //! notice. Generated code names only `::toolsmith::__private` paths, so a user needs no direct
 //! dependency on serde, inventory or the types crate.
 
-use std::any::Any;
 use std::borrow::Cow;
 use std::fmt::Display;
 use std::marker::PhantomData;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -24,7 +22,7 @@ pub use toolsmith_types::{
 };
 
 pub use crate::registry::{Registration, RegistrationKind};
-pub use crate::{Declarations, Tool, ToolAnnotations, ToolError, ToolOutput, Toolset};
+pub use crate::{Context, Tool, ToolAnnotations, ToolError, ToolFuture, ToolOutput, Toolset};
 
 /// Everything known about one tool at compile time, and how to invoke it on an `S`.
 pub struct ToolSpec<S: 'static> {
@@ -40,8 +38,10 @@ pub struct ToolSpec<S: 'static> {
     pub annotations: ToolAnnotations,
     /// The argument limits the tool states, read from its instance; `None`: the caller's.
     pub limits: Option<fn(&S) -> Limits>,
+    /// Whether the function is sync (it runs when called, and may block).
+    pub blocking: bool,
     /// Coerces the arguments and runs the tool on its instance.
-    pub invoke: fn(&S, Arguments<'_>, &Policy) -> Result<ToolOutput, ToolError>,
+    pub invoke: for<'a> fn(&'a S, Arguments<'a>, Context) -> ToolFuture<'a>,
 }
 
 impl<S> ToolSpec<S> {
@@ -51,61 +51,41 @@ impl<S> ToolSpec<S> {
         self.limits.map(|limits| limits(this))
     }
 
-    /// Runs the tool under its stated limits, turning a panic into [`ToolError::Panicked`].
-    pub fn call(
+    /// Runs the tool under its stated limits; a call already cancelled or past its deadline
+    /// does not start. (A panic is the caller's: the registry's layers catch it.)
+    #[inline]
+    pub fn call<'a>(
         &self,
-        this: &S,
-        arguments: Arguments<'_>,
-        policy: &Policy,
-    ) -> Result<ToolOutput, ToolError> {
-        // The instance is only read through `&S`; a tool that keeps state behind a lock sees the
-        // lock poisoned after a panic, which is the lock's own signal.
-        catch_unwind(AssertUnwindSafe(|| match self.limits {
-            // The common case takes the caller's policy as it is, with nothing built.
-            None => (self.invoke)(this, arguments, policy),
-            Some(limits) => {
-                let stated = Policy {
-                    limits: limits(this),
-                    ..policy.clone()
-                };
-                (self.invoke)(this, arguments, &stated)
-            }
-        }))
-        .unwrap_or_else(|payload| {
-            Err(ToolError::Panicked {
-                tool: self.name.to_owned(),
-                message: panic_message(payload.as_ref()),
-            })
-        })
+        this: &'a S,
+        arguments: Arguments<'a>,
+        mut context: Context,
+    ) -> ToolFuture<'a> {
+        if let Some(refused) = crate::layer::refuse_before_start(self.name, &context) {
+            return ToolFuture::ready(Err(refused));
+        }
+        if let Some(limits) = self.limits {
+            context.policy_mut().limits = limits(this);
+        }
+        (self.invoke)(this, arguments, context)
     }
 }
 
-/// The text of a panic's payload, where it has one.
-pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(text) = payload.downcast_ref::<&str>() {
-        (*text).to_owned()
-    } else if let Some(text) = payload.downcast_ref::<String>() {
-        text.clone()
-    } else {
-        "a panic without a message".to_owned()
-    }
+/// The name errors give the tool: the one it was called by, else its own.
+#[inline]
+pub fn called_name<'a>(context: &'a Context, own: &'a str) -> &'a str {
+    context.tool_name().unwrap_or(own)
 }
 
 /// One toolset method exposed as a tool: the shared instance and the method's spec.
 pub struct MethodTool<S: 'static> {
     instance: Arc<S>,
     spec: &'static ToolSpec<S>,
-    declarations: Declarations,
 }
 
 impl<S: Send + Sync + 'static> MethodTool<S> {
     /// The tool for `spec`, running on `instance`.
     pub fn shared(instance: Arc<S>, spec: &'static ToolSpec<S>) -> Arc<dyn Tool> {
-        Arc::new(MethodTool {
-            instance,
-            spec,
-            declarations: Declarations::new(),
-        })
+        Arc::new(MethodTool { instance, spec })
     }
 }
 
@@ -128,11 +108,11 @@ impl<S: Send + Sync + 'static> Tool for MethodTool<S> {
     fn limits(&self) -> Option<Limits> {
         self.spec.limits(&self.instance)
     }
-    fn declarations(&self) -> Option<&Declarations> {
-        Some(&self.declarations)
+    fn is_blocking(&self) -> bool {
+        self.spec.blocking
     }
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
-        self.spec.call(&self.instance, arguments, policy)
+    fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
+        self.spec.call(&self.instance, arguments, context)
     }
 }
 
@@ -342,7 +322,7 @@ impl<R> Probe<R> {
 /// How a return type renders, and its output type.
 pub struct Render<R> {
     output: Option<fn() -> TypeGraph>,
-    render: fn(R) -> Result<ToolOutput, String>,
+    render: fn(R) -> Result<ToolOutput, Failure>,
 }
 
 impl<R> Render<R> {
@@ -351,54 +331,106 @@ impl<R> Render<R> {
         self.output.map(|build| build())
     }
 
-    /// The tool's output for `value`, or the failure it reports.
+    /// The tool's output for `value`, or the failure it reports: a [`ToolError`] the tool
+    /// returned as it is (named after `tool` where it names none), any other error as
+    /// [`ToolError::Failed`] with its text.
     pub fn render(&self, tool: &str, value: R) -> Result<ToolOutput, ToolError> {
-        (self.render)(value).map_err(|message| ToolError::Failed {
-            tool: tool.to_owned(),
-            message,
+        (self.render)(value).map_err(|failure| match failure {
+            Failure::Message(message) => ToolError::Failed {
+                tool: tool.to_owned(),
+                message,
+            },
+            Failure::Tool(error) => named(*error, tool),
         })
+    }
+}
+
+/// A [`ToolError`] whose tool is unnamed (made where the name was not known), named `tool`.
+fn named(mut error: ToolError, tool: &str) -> ToolError {
+    match &mut error {
+        ToolError::InvalidArguments { tool: t, .. }
+        | ToolError::Failed { tool: t, .. }
+        | ToolError::Panicked { tool: t, .. }
+        | ToolError::Cancelled { tool: t }
+        | ToolError::TimedOut { tool: t, .. }
+        | ToolError::MissingData { tool: t, .. }
+        | ToolError::Unavailable { tool: t, .. }
+            if t.is_empty() =>
+        {
+            tool.clone_into(t);
+        }
+        _ => {}
+    }
+    error
+}
+
+/// Why a tool's return value is a failure.
+pub enum Failure {
+    /// An error's text.
+    Message(String),
+    /// A [`ToolError`] the tool returned.
+    Tool(Box<ToolError>),
+}
+
+/// The failure an error `E` is: itself where it is a [`ToolError`], else its text.
+fn failure<E: Display + 'static>(error: E) -> Failure {
+    match (&error as &dyn std::any::Any).downcast_ref::<ToolError>() {
+        Some(tool_error) => Failure::Tool(Box::new(tool_error.clone())),
+        None => Failure::Message(error.to_string()),
     }
 }
 
 /// Return types that are text already.
 pub trait IntoText {
     /// The output, or the failure the value reports.
-    fn into_output(self) -> Result<ToolOutput, String>;
+    fn into_output(self) -> Result<ToolOutput, Failure>;
 }
 
 impl IntoText for String {
-    fn into_output(self) -> Result<ToolOutput, String> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
         Ok(ToolOutput::text(self))
     }
 }
 
 impl IntoText for &str {
-    fn into_output(self) -> Result<ToolOutput, String> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
         Ok(ToolOutput::text(self))
     }
 }
 
 impl IntoText for Cow<'_, str> {
-    fn into_output(self) -> Result<ToolOutput, String> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
         Ok(ToolOutput::text(self))
     }
 }
 
 impl IntoText for () {
-    fn into_output(self) -> Result<ToolOutput, String> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
         Ok(ToolOutput::text(""))
     }
 }
 
 impl IntoText for ToolOutput {
-    fn into_output(self) -> Result<ToolOutput, String> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
         Ok(self)
+    }
+}
+
+impl IntoText for crate::Content {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
+        Ok(ToolOutput::new(vec![self]))
+    }
+}
+
+impl IntoText for Vec<crate::Content> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
+        Ok(ToolOutput::new(self))
     }
 }
 
 /// `Some` text is that text; `None` is empty text, as `()` is: there is nothing to say.
 impl<T: IntoText> IntoText for Option<T> {
-    fn into_output(self) -> Result<ToolOutput, String> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
         match self {
             Some(text) => text.into_output(),
             None => Ok(ToolOutput::text("")),
@@ -406,20 +438,26 @@ impl<T: IntoText> IntoText for Option<T> {
     }
 }
 
-impl<T: IntoText, E: Display> IntoText for Result<T, E> {
-    fn into_output(self) -> Result<ToolOutput, String> {
-        self.map_err(|e| e.to_string())?.into_output()
+impl<T: IntoText, E: Display + 'static> IntoText for Result<T, E> {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
+        self.map_err(failure)?.into_output()
     }
 }
 
-fn json_output<T: Serialize>(value: T) -> Result<ToolOutput, String> {
+fn json_output<T: Serialize>(value: T) -> Result<ToolOutput, Failure> {
     serde_json::to_value(value)
         .map(ToolOutput::structured)
-        .map_err(|e| format!("the tool's result could not be written as JSON: {e}"))
+        .map_err(|e| {
+            Failure::Message(format!(
+                "the tool's result could not be written as JSON: {e}"
+            ))
+        })
 }
 
-fn json_result_output<T: Serialize, E: Display>(value: Result<T, E>) -> Result<ToolOutput, String> {
-    json_output(value.map_err(|e| e.to_string())?)
+fn json_result_output<T: Serialize, E: Display + 'static>(
+    value: Result<T, E>,
+) -> Result<ToolOutput, Failure> {
+    json_output(value.map_err(failure)?)
 }
 
 /// Text-like returns (highest priority).
@@ -441,7 +479,7 @@ pub trait ViaDescribedResult<R> {
     /// The rendering.
     fn kind(&self) -> Render<R>;
 }
-impl<T: Serialize + Describe, E: Display> ViaDescribedResult<Result<T, E>>
+impl<T: Serialize + Describe, E: Display + 'static> ViaDescribedResult<Result<T, E>>
     for &&&Probe<Result<T, E>>
 {
     fn kind(&self) -> Render<Result<T, E>> {
@@ -471,7 +509,7 @@ pub trait ViaResult<R> {
     /// The rendering.
     fn kind(&self) -> Render<R>;
 }
-impl<T: Serialize, E: Display> ViaResult<Result<T, E>> for &Probe<Result<T, E>> {
+impl<T: Serialize, E: Display + 'static> ViaResult<Result<T, E>> for &Probe<Result<T, E>> {
     fn kind(&self) -> Render<Result<T, E>> {
         Render {
             output: None,

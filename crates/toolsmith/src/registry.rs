@@ -1,13 +1,20 @@
 //! The registry: tools by name, from the toolsets linked into the program ([`registry`]) or
-//! added by hand ([`Registry`]).
+//! added by hand ([`Registry`]); the one call path (lookup once, then the layers, then the
+//! tool); and composition (a subset, a prefix, new names).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use toolsmith_types::{Arguments, Policy};
+use serde_json::Value;
+use toolsmith_types::{Arguments, Dialect, Limits, TypeGraph};
 
-use crate::{Tool, ToolError, ToolOutput, Toolset};
+use crate::envelope::Declarations;
+use crate::{
+    CatchPanic, Context, EnvelopeError, Layer, Next, Offload, Tool, ToolAnnotations, ToolError,
+    ToolFuture, ToolOutput, Toolset, Trace, block_on,
+};
 
 /// What the macros submit to the link-time collection: one per toolset or single tool not
 /// declared `register = false` (the registry constructs each by itself).
@@ -48,18 +55,50 @@ impl Registration {
 
 inventory::collect!(Registration);
 
-/// One tool in a [`Registry`], with where it came from.
+/// One tool in a [`Registry`], with where it came from and its declarations.
 #[derive(Clone)]
 pub struct RegisteredTool {
     tool: Arc<dyn Tool>,
+    /// The tool's name, shared with every call's context.
+    name: Arc<str>,
     toolset: Option<String>,
     source: String,
+    declarations: Arc<Declarations>,
 }
 
 impl RegisteredTool {
+    fn new(tool: Arc<dyn Tool>, toolset: Option<String>, source: String) -> Self {
+        RegisteredTool {
+            name: Arc::from(tool.name()),
+            tool,
+            toolset,
+            source,
+            declarations: Arc::new(Declarations::new()),
+        }
+    }
+
     /// The tool.
     pub fn tool(&self) -> &Arc<dyn Tool> {
         &self.tool
+    }
+
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's declaration in `dialect` ([`envelope`](crate::envelope)'s shape), written the
+    /// first time it is asked for and kept: declaring the same tools on every request (an MCP
+    /// `tools/list`, an agent's every turn) costs a lookup.
+    ///
+    /// # Errors
+    /// As [`envelope`](crate::envelope); an error is kept too, and given again.
+    pub fn declaration(&self, dialect: Dialect) -> Result<Cow<'_, Value>, EnvelopeError> {
+        match self.declarations.get(self.tool.as_ref(), dialect) {
+            Some(Ok(declared)) => Ok(Cow::Borrowed(declared)),
+            Some(Err(error)) => Err(error.clone()),
+            None => crate::envelope(self.tool.as_ref(), dialect).map(Cow::Owned),
+        }
     }
 
     /// The toolset the tool belongs to, if it came from one.
@@ -96,6 +135,13 @@ pub enum RegistryError {
         /// Where the tool refused came from.
         second: String,
     },
+    /// A name or pattern that no tool matches.
+    NoMatch {
+        /// The name or pattern.
+        pattern: String,
+        /// The tools there are, comma-separated.
+        names: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -110,16 +156,26 @@ impl fmt::Display for RegistryError {
                 "two tools are named `{name}`: one from {first}, one from {second}; \
                  rename one with #[tool(name = \"...\")]"
             ),
+            RegistryError::NoMatch { pattern, names } => {
+                write!(f, "no tool matches `{pattern}`; the tools are: {names}")
+            }
         }
     }
 }
 
 impl std::error::Error for RegistryError {}
 
-/// Tools by name, in a stable order: the order they were added.
+/// Tools by name, in a stable order (the order they were added), and the stack of
+/// [`Layer`]s every call through the registry takes.
+///
+/// A call ([`call`](Registry::call), or [`call_blocking`](Registry::call_blocking) from sync
+/// code) finds its tool once, names it in the call's [`Context`], and goes through the layers
+/// (outermost first; by default [`Trace`] then [`CatchPanic`]) to the tool, which reads its
+/// arguments under the context's policy with the limits it states in place. A blocking tool
+/// runs through the registry's [`Offload`], where it has one.
 ///
 /// ```
-/// use toolsmith::{Arguments, Policy, Registry};
+/// use toolsmith::{Arguments, Context, Registry};
 ///
 /// /// Says hello.
 /// #[toolsmith::tool]
@@ -129,24 +185,80 @@ impl std::error::Error for RegistryError {}
 ///
 /// let mut registry = Registry::new();
 /// registry.add(std::sync::Arc::new(Greet))?;
-/// let output = registry.call("greet", Arguments::Text(r#"{"name": "Ada"}"#), &Policy::default())?;
-/// assert_eq!(output.text, "Hello, Ada!");
+/// let output = registry.call_blocking("greet", Arguments::Text(r#"{"name": "Ada"}"#), Context::new())?;
+/// assert_eq!(output.as_text(), "Hello, Ada!");
 /// // A second tool of the same name is refused, naming both sources.
 /// assert!(registry.add(std::sync::Arc::new(Greet)).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Clone)]
 pub struct Registry {
     tools: Vec<RegisteredTool>,
     /// Names hashed with foldhash: the lookup is on every call's path, and names are the
     /// program's own (no hostile keys to flood a table).
     by_name: HashMap<String, usize, foldhash::fast::RandomState>,
+    layers: Vec<Arc<dyn Layer>>,
+    offload: Option<Arc<dyn Offload>>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Registry {
+            tools: Vec::new(),
+            by_name: HashMap::default(),
+            layers: default_layers(),
+            offload: None,
+        }
+    }
+}
+
+/// The stack a registry starts with: [`Trace`], then [`CatchPanic`].
+pub fn default_layers() -> Vec<Arc<dyn Layer>> {
+    vec![Arc::new(Trace), Arc::new(CatchPanic)]
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.tools)
+            .field("layers", &self.layers.len())
+            .field("offload", &self.offload.is_some())
+            .finish()
+    }
 }
 
 impl Registry {
-    /// An empty registry.
+    /// An empty registry, with the default layers ([`default_layers`]).
     pub fn new() -> Self {
         Registry::default()
+    }
+
+    /// This registry with `layer` added inside the layers it has (closest to the tool).
+    #[must_use]
+    pub fn with_layer(mut self, layer: impl Layer + 'static) -> Self {
+        self.layers.push(Arc::new(layer));
+        self
+    }
+
+    /// This registry with exactly `layers`, outermost first (none: the tool is called as it
+    /// is, a panic included).
+    #[must_use]
+    pub fn with_layers(mut self, layers: Vec<Arc<dyn Layer>>) -> Self {
+        self.layers = layers;
+        self
+    }
+
+    /// The layers, outermost first.
+    pub fn layers(&self) -> &[Arc<dyn Layer>] {
+        &self.layers
+    }
+
+    /// This registry running blocking tools ([`Tool::is_blocking`]) through `offload`: what a
+    /// caller on an async executor sets, so that a sync tool never blocks an executor thread.
+    #[must_use]
+    pub fn with_offload(mut self, offload: Arc<dyn Offload>) -> Self {
+        self.offload = Some(offload);
+        self
     }
 
     /// A registry of every toolset and tool linked into the program (all but those declared
@@ -217,16 +329,16 @@ impl Registry {
                 });
             }
             self.by_name.insert(name, self.tools.len());
-            self.tools.push(RegisteredTool {
+            self.tools.push(RegisteredTool::new(
                 tool,
-                toolset: toolset.map(str::to_owned),
-                source: source.to_owned(),
-            });
+                toolset.map(str::to_owned),
+                source.to_owned(),
+            ));
         }
         Ok(self)
     }
 
-    /// The tool named `name`.
+    /// The tool named `name` (the tool itself: calling it directly skips the layers).
     pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.entry(name).map(RegisteredTool::tool)
     }
@@ -249,27 +361,174 @@ impl Registry {
         })
     }
 
-    /// Calls the tool named `name`.
+    /// Calls the tool named `name`: found once, named in `context`, through the layers.
     ///
     /// # Errors
     /// [`ToolError::NotFound`] (with the nearest name) when there is no such tool, else what the
-    /// tool's call returns; a panic in a tool implemented by hand is caught here too.
-    pub fn call(
+    /// layers and the tool answer (a panic is [`ToolError::Panicked`] under the default layers).
+    pub fn call<'a>(
+        &'a self,
+        name: &str,
+        arguments: Arguments<'a>,
+        context: Context,
+    ) -> ToolFuture<'a> {
+        match self.find(name) {
+            Ok(entry) => self.call_entry(entry, arguments, context),
+            Err(error) => ToolFuture::ready(Err(error)),
+        }
+    }
+
+    /// Calls `entry` (a tool of this registry, found with [`find`](Registry::find)) through
+    /// the layers.
+    pub fn call_entry<'a>(
+        &'a self,
+        entry: &'a RegisteredTool,
+        arguments: Arguments<'a>,
+        mut context: Context,
+    ) -> ToolFuture<'a> {
+        context.tool = Some(Arc::clone(&entry.name));
+        Next::new(&self.layers, self.offload.as_ref()).run(crate::Call {
+            tool: &entry.tool,
+            arguments,
+            context,
+        })
+    }
+
+    /// [`call`](Registry::call), run to its end on this thread ([`block_on`]): the blocking
+    /// entry point for sync code (a CLI, tests, scripts), async tools included.
+    ///
+    /// # Errors
+    /// As [`call`](Registry::call); [`ToolError::Unavailable`] when called from inside a tokio
+    /// runtime (with the crate's `tokio` feature), where blocking could deadlock: await
+    /// [`call`](Registry::call) there.
+    pub fn call_blocking(
         &self,
         name: &str,
         arguments: Arguments<'_>,
-        policy: &Policy,
+        context: Context,
     ) -> Result<ToolOutput, ToolError> {
-        let tool = self.find(name)?.tool();
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            tool.call(arguments, policy)
-        }))
-        .unwrap_or_else(|payload| {
-            Err(ToolError::Panicked {
+        block_on(self.call(name, arguments, context)).unwrap_or_else(|inside| {
+            Err(ToolError::Unavailable {
                 tool: name.to_owned(),
-                message: crate::private::panic_message(payload.as_ref()),
+                reason: inside.to_string(),
             })
         })
+    }
+
+    /// The registry of the tools `keep` says yes to (same layers, same offload, same order).
+    #[must_use]
+    pub fn filter(&self, mut keep: impl FnMut(&RegisteredTool) -> bool) -> Registry {
+        let mut kept = self.emptied();
+        for entry in self.tools.iter().filter(|e| keep(e)) {
+            kept.by_name
+                .insert(entry.name.to_string(), kept.tools.len());
+            kept.tools.push(entry.clone());
+        }
+        kept
+    }
+
+    /// The registry of the tools whose name matches one of `patterns`: a name, or a pattern
+    /// where `*` stands for any run of characters (`text_*`).
+    ///
+    /// ```
+    /// let all = toolsmith::Registry::new();
+    /// let error = all.select(&["text_*"]).unwrap_err();
+    /// assert_eq!(error.to_string(), "no tool matches `text_*`; the tools are: (none)");
+    /// ```
+    ///
+    /// # Errors
+    /// [`RegistryError::NoMatch`] for a pattern no tool matches (a typo would otherwise serve
+    /// nothing, silently).
+    pub fn select<S: AsRef<str>>(&self, patterns: &[S]) -> Result<Registry, RegistryError> {
+        for pattern in patterns {
+            let pattern = pattern.as_ref();
+            if !self.names().any(|name| glob_match(pattern, name)) {
+                let names: Vec<&str> = self.names().collect();
+                return Err(RegistryError::NoMatch {
+                    pattern: pattern.to_owned(),
+                    names: if names.is_empty() {
+                        "(none)".to_owned()
+                    } else {
+                        names.join(", ")
+                    },
+                });
+            }
+        }
+        Ok(self.filter(|entry| {
+            patterns
+                .iter()
+                .any(|p| glob_match(p.as_ref(), entry.name()))
+        }))
+    }
+
+    /// The same tools, each named `{prefix}_{name}`: what the model sees, sends, and reads in
+    /// errors.
+    ///
+    /// # Errors
+    /// When two new names clash (they cannot, unless the prefix makes one name another's).
+    pub fn prefixed(&self, prefix: &str) -> Result<Registry, RegistryError> {
+        self.renamed_by(|name| Some(format!("{prefix}_{name}")))
+    }
+
+    /// The same tools, `from` named `to`.
+    ///
+    /// ```
+    /// use toolsmith::{Arguments, Context, Registry};
+    ///
+    /// /// Waits.
+    /// #[toolsmith::tool]
+    /// fn wait(seconds: u32) -> String {
+    ///     format!("waited {seconds}s")
+    /// }
+    ///
+    /// let mut registry = Registry::new();
+    /// registry.add(std::sync::Arc::new(Wait))?;
+    /// let renamed = registry.renamed("wait", "pause")?;
+    /// let error = renamed.call_blocking("pause", Arguments::Text("{}"), Context::new()).unwrap_err();
+    /// assert!(error.to_string().starts_with("Invalid arguments for tool `pause`"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`RegistryError::NoMatch`] when no tool is named `from`; [`RegistryError::DuplicateName`]
+    /// when another tool is named `to`.
+    pub fn renamed(&self, from: &str, to: &str) -> Result<Registry, RegistryError> {
+        if self.entry(from).is_none() {
+            return Err(RegistryError::NoMatch {
+                pattern: from.to_owned(),
+                names: self.names().collect::<Vec<_>>().join(", "),
+            });
+        }
+        self.renamed_by(|name| (name == from).then(|| to.to_owned()))
+    }
+
+    /// The same tools, renamed where `rename` gives a new name.
+    fn renamed_by(
+        &self,
+        mut rename: impl FnMut(&str) -> Option<String>,
+    ) -> Result<Registry, RegistryError> {
+        let mut renamed = self.emptied();
+        for entry in &self.tools {
+            let tool = match rename(entry.name()) {
+                Some(name) => Arc::new(Renamed {
+                    inner: Arc::clone(&entry.tool),
+                    name,
+                }) as Arc<dyn Tool>,
+                None => Arc::clone(&entry.tool),
+            };
+            renamed.add_from(entry.toolset.as_deref(), &entry.source, vec![tool])?;
+        }
+        Ok(renamed)
+    }
+
+    /// A registry without tools, with this one's layers and offload.
+    fn emptied(&self) -> Registry {
+        Registry {
+            tools: Vec::new(),
+            by_name: HashMap::default(),
+            layers: self.layers.clone(),
+            offload: self.offload.clone(),
+        }
     }
 
     /// Every tool, in the registry's order.
@@ -279,7 +538,7 @@ impl Registry {
 
     /// Every tool's name, in the registry's order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.tools.iter().map(|t| t.tool.name())
+        self.tools.iter().map(RegisteredTool::name)
     }
 
     /// How many tools.
@@ -314,4 +573,80 @@ pub fn registry() -> Result<&'static Registry, RegistryError> {
         .get_or_init(Registry::linked)
         .as_ref()
         .map_err(Clone::clone)
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+fn glob_match(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let Some(first) = parts.next() else {
+        return pattern == name;
+    };
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty();
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// A tool under another name: everything else is the tool's own.
+struct Renamed {
+    inner: Arc<dyn Tool>,
+    name: String,
+}
+
+impl Tool for Renamed {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn description(&self) -> &str {
+        self.inner.description()
+    }
+    fn parameters(&self) -> &TypeGraph {
+        self.inner.parameters()
+    }
+    fn output(&self) -> Option<&TypeGraph> {
+        self.inner.output()
+    }
+    fn annotations(&self) -> ToolAnnotations {
+        self.inner.annotations()
+    }
+    fn limits(&self) -> Option<Limits> {
+        self.inner.limits()
+    }
+    fn is_blocking(&self) -> bool {
+        self.inner.is_blocking()
+    }
+    fn call<'a>(&'a self, arguments: Arguments<'a>, mut context: Context) -> ToolFuture<'a> {
+        if context.tool.is_none() {
+            context.tool = Some(Arc::from(self.name.as_str()));
+        }
+        self.inner.call(arguments, context)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::glob_match;
+
+    #[test]
+    fn globs_match_as_written() {
+        assert!(glob_match("text_*", "text_grep"));
+        assert!(glob_match("*", ""));
+        assert!(glob_match("a*b*c", "abc"));
+        assert!(glob_match("a*b*c", "a_b_b_c"));
+        assert!(!glob_match("a*b*c", "a_c"));
+        assert!(!glob_match("text_*", "github_text"));
+        assert!(glob_match("github_get_issue", "github_get_issue"));
+        assert!(!glob_match("github_get", "github_get_issue"));
+        assert!(!glob_match("ab*ba", "aba"));
+    }
 }

@@ -19,17 +19,26 @@
 use std::path::Path;
 
 use serde_json::Value;
-use toolsmith_types::{Arguments, Dialect, Policy};
+use toolsmith_types::{Arguments, Dialect};
 
-use crate::{Tool, ToolError, ToolOutput};
+use crate::{Context, Tool, ToolError, ToolExt, ToolOutput};
 
-/// Calls `tool` with `arguments` (a JSON object, or a JSON string of argument text) under the
-/// default policy.
+/// Calls `tool` with `arguments` (a JSON object, or a JSON string of argument text) in a
+/// default [`Context`], to its end on this thread ([`ToolExt::call_blocking`]); a panic is
+/// [`ToolError::Panicked`], as under a registry's default layers.
 ///
 /// # Errors
 /// What the tool's call returns.
 pub fn call(tool: &dyn Tool, arguments: Value) -> Result<ToolOutput, ToolError> {
-    tool.call(Arguments::Json(&arguments), &Policy::default())
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        tool.call_blocking(Arguments::Json(&arguments), Context::new())
+    }))
+    .unwrap_or_else(|payload| {
+        Err(ToolError::Panicked {
+            tool: tool.name().to_owned(),
+            message: crate::future::panic_message(payload.as_ref()),
+        })
+    })
 }
 
 /// Calls `tool` as [`call`] does: its output text, or the message a model would read.
@@ -38,7 +47,7 @@ pub fn call(tool: &dyn Tool, arguments: Value) -> Result<ToolOutput, ToolError> 
 /// The error's [`ToolError::to_model_message`].
 pub fn call_text(tool: &dyn Tool, arguments: Value) -> Result<String, String> {
     call(tool, arguments)
-        .map(|output| output.text)
+        .map(|output| output.as_text().into_owned())
         .map_err(|error| error.to_model_message())
 }
 
@@ -85,15 +94,20 @@ pub fn assert_golden(path: impl AsRef<Path>, actual: &Value) {
     }
 }
 
-/// Asserts that a tool's [`call_schema`](Tool::call_schema) envelope equals the golden file at
-/// `path`, as [`assert_golden`] does.
+/// Asserts that a tool's declaration in the reference's shape, `{"type": "function",
+/// "function": {"name", "description", "parameters"}}` with the parameters in canonical JSON
+/// Schema ([`envelope`](crate::envelope) in `Dialect::JsonSchema`, wrapped), equals the golden
+/// file at `path`, as [`assert_golden`] does.
 ///
 /// # Panics
 /// When the schema cannot be emitted, or differs from the file.
 #[track_caller]
 pub fn assert_schema_golden(tool: &dyn Tool, path: impl AsRef<Path>) {
-    match tool.call_schema() {
-        Ok(schema) => assert_golden(path, &schema),
+    match crate::envelope(tool, Dialect::JsonSchema) {
+        Ok(function) => assert_golden(
+            path,
+            &serde_json::json!({"type": "function", "function": function}),
+        ),
         Err(error) => panic!("the schema of `{}` cannot be emitted: {error}", tool.name()),
     }
 }

@@ -2,23 +2,28 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::time::Duration;
 
-use serde_json::{Map, Value, json};
-use toolsmith_types::{
-    Arguments, CoerceErrors, Dialect, EmitError, Limits, Policy, Repair, TypeGraph,
-};
+use serde_json::{Value, json};
+use toolsmith_types::{Arguments, CoerceErrors, Limits, Repair, TypeGraph};
 
-use crate::Declarations;
+use crate::content::{Content, joined_text};
+use crate::{Context, ToolFuture, block_on};
 
 /// A tool a model can call: a name, a description, typed parameters, and a call.
 ///
-/// `#[tool]` and `#[toolset]` write this impl; writing it by hand is for tools known only at run
-/// time (say, parameters imported from a JSON Schema). The trait is object-safe and `Send + Sync`:
-/// tools are handed around as `Arc<dyn Tool>`, and cross-cutting behaviour (panics, lookup by
-/// name) wraps them from outside.
+/// `#[tool]` and `#[toolset]` write this impl, for sync and `async` functions alike; writing it
+/// by hand is for tools known only at run time (say, parameters imported from a JSON Schema).
+/// The trait is the minimum, object-safe and `Send + Sync`: tools are handed around as
+/// `Arc<dyn Tool>`, and everything cross-cutting (catching panics, timeouts, tracing, lookup by
+/// name, declarations per dialect) wraps them from outside, once, in a
+/// [`Registry`](crate::Registry) and its [`Layer`](crate::Layer)s.
+///
+/// A call returns a [`ToolFuture`]: `Send`, runtime-agnostic. Sync code calls through
+/// [`ToolExt::call_blocking`] or [`Registry::call_blocking`](crate::Registry::call_blocking).
 ///
 /// ```
-/// use toolsmith::{Arguments, Policy, Tool};
+/// use toolsmith::{Arguments, Context, Tool, ToolExt};
 ///
 /// /// Adds two integers.
 /// #[toolsmith::tool]
@@ -26,12 +31,23 @@ use crate::Declarations;
 ///     a + b
 /// }
 ///
+/// /// Fetches a page's title (an async tool: awaited where it is called).
+/// #[toolsmith::tool]
+/// async fn title(url: String) -> String {
+///     format!("The title of {url}")
+/// }
+///
 /// let tool: &dyn Tool = &Add;
 /// assert_eq!(tool.name(), "add");
 /// assert_eq!(tool.description(), "Adds two integers.");
-/// let output = tool.call(Arguments::Text(r#"{"a": 2, "b": "40"}"#), &Policy::default())?;
-/// assert_eq!(output.text, "42");
-/// # Ok::<(), toolsmith::ToolError>(())
+/// assert!(tool.is_blocking());
+/// let output = tool.call_blocking(Arguments::Text(r#"{"a": 2, "b": "40"}"#), Context::new())?;
+/// assert_eq!(output.as_text(), "42");
+///
+/// assert!(!Title.is_blocking());
+/// let output = toolsmith::block_on(Title.call(Arguments::Text(r#"{"url": "a.b"}"#), Context::new()))??;
+/// assert_eq!(output.as_text(), "The title of a.b");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub trait Tool: Send + Sync {
     /// The name a model calls the tool by.
@@ -53,34 +69,19 @@ pub trait Tool: Send + Sync {
         ToolAnnotations::default()
     }
 
-    /// Where the tool keeps its declarations once written ([`declaration`](crate::declaration)),
-    /// one per dialect; `None` (the default) writes them anew each time. The tools `#[tool]` and
-    /// `#[toolset]` generate keep one; a hand-written tool whose name, description and types
-    /// never change can keep a [`Declarations`] field and return it.
-    fn declarations(&self) -> Option<&Declarations> {
-        None
-    }
-
     /// The limits on its arguments this tool states for itself (string bytes, argument text
     /// bytes, items, depth, ...), or `None` (the default): the caller's policy's limits apply.
     ///
-    /// A statement replaces the [`Limits`] of the caller's [`Policy`] for this tool's calls,
-    /// whole; the policy's mode, unknown keys and dialect still apply (see
-    /// [`arguments_policy`](Tool::arguments_policy)). A tool that takes a whole document (a text
-    /// toolset) states more room than the default policy gives; one that wants less, less. A
-    /// transport's own cap on a request (the MCP server's largest request, an HTTP body limit)
-    /// still applies before the arguments reach the tool. `#[tool(limits = ...)]` and
-    /// `#[toolset(limits = ...)]` state it for generated tools.
-    fn limits(&self) -> Option<Limits> {
-        None
-    }
-
-    /// The policy this tool reads its arguments under when a caller passes `policy`: `policy`
-    /// itself, or, where the tool states [`limits`](Tool::limits), `policy` with those limits
-    /// in place of its own.
+    /// A statement replaces the [`Limits`] of the context's [`Policy`](crate::Policy) for this
+    /// tool's calls, whole; the policy's mode, unknown keys and dialect still apply. A tool
+    /// that takes a whole document (a text toolset) states more room than the default policy
+    /// gives; one that wants less, less. A transport's own cap on a request (the MCP server's
+    /// largest request, an HTTP body limit) still applies before the arguments reach the tool.
+    /// `#[tool(limits = ...)]` and `#[toolset(limits = ...)]` state it for generated tools,
+    /// which apply it themselves; a [`Registry`](crate::Registry) applies it for every tool.
     ///
     /// ```
-    /// use toolsmith::{Limits, Policy, Tool};
+    /// use toolsmith::{Arguments, Context, Limits, ToolExt};
     ///
     /// fn whole_files() -> Limits {
     ///     Limits { max_string_bytes: 64 << 20, max_input_bytes: 400 << 20, ..Limits::default() }
@@ -92,62 +93,64 @@ pub trait Tool: Send + Sync {
     ///     content.len()
     /// }
     ///
-    /// let policy = Policy::strict();
-    /// let applied = ByteCount.arguments_policy(&policy);
-    /// assert_eq!(applied.limits.max_string_bytes, 64 << 20);
-    /// assert_eq!(applied.mode, policy.mode);
-    /// let big = "x".repeat(2 << 20);
-    /// assert_eq!(toolsmith::testing::call_text(&ByteCount, serde_json::json!({"content": big})), Ok("2097152".to_owned()));
+    /// let big = serde_json::json!({"content": "x".repeat(2 << 20)});
+    /// let output = ByteCount.call_blocking(Arguments::Json(&big), Context::new())?;
+    /// assert_eq!(output.as_text(), "2097152");
+    /// # Ok::<(), toolsmith::ToolError>(())
     /// ```
-    fn arguments_policy<'p>(&self, policy: &'p Policy) -> Cow<'p, Policy> {
-        match self.limits() {
-            None => Cow::Borrowed(policy),
-            Some(limits) => Cow::Owned(Policy {
-                limits,
-                ..policy.clone()
-            }),
-        }
+    fn limits(&self) -> Option<Limits> {
+        None
     }
 
-    /// Coerces `arguments` to [`parameters`](Tool::parameters) under `policy`, with the limits
-    /// the tool states in place of the policy's ([`arguments_policy`](Tool::arguments_policy)),
-    /// then runs the tool.
+    /// Whether [`call`](Tool::call) does blocking work (a sync function, a process waited
+    /// for): then a caller on an async executor polls its future on a thread of its own,
+    /// never on the executor's. `false` (the default) for a tool whose future only awaits.
+    /// `#[tool]` says `true` for a sync function and `false` for an `async` one.
+    fn is_blocking(&self) -> bool {
+        false
+    }
+
+    /// Coerces `arguments` to [`parameters`](Tool::parameters) under the context's policy
+    /// (with the limits the tool states in its place), then runs the tool.
     ///
-    /// The tools `#[tool]` and `#[toolset]` generate apply their statement themselves, so every
-    /// caller (a [`Registry`](crate::Registry), the CLI, the MCP server, an agent, a direct
-    /// call) gets it; a hand-written tool that states limits reads its arguments under
-    /// `self.arguments_policy(policy)`.
+    /// The future is `Send` and needs no particular runtime (a tool that uses one, say tokio's
+    /// sockets, needs its caller to run it there). A tool that sees
+    /// [`Context::is_cancelled`] may stop early with [`ToolError::Cancelled`].
     ///
     /// # Errors
     /// [`ToolError::InvalidArguments`] with every coercion error, [`ToolError::Failed`] when the
-    /// tool returns an error, [`ToolError::Panicked`] when it panics.
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError>;
+    /// tool returns an error, [`ToolError::Cancelled`] or [`ToolError::TimedOut`] when the call
+    /// was cancelled or past its deadline before it started, [`ToolError::MissingData`] when
+    /// the tool needs request data the caller did not give.
+    fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a>;
+}
 
-    /// The parameters object in the reference shape:
-    /// `{"type":"object","properties":{...},"required":[...],"additionalProperties":false}`.
+/// The blocking entry point for any [`Tool`]: implemented for every tool.
+pub trait ToolExt: Tool {
+    /// Runs the call to its end on this thread ([`block_on`]): for sync code (a CLI, tests,
+    /// scripts), async tools included. No layer is applied (a panic is the caller's); call
+    /// through a [`Registry`](crate::Registry) for those.
     ///
     /// # Errors
-    /// When the parameters type has no faithful schema (see [`EmitError`]).
-    fn call_schema_object(&self) -> Result<Value, EmitError> {
-        toolsmith_types::parameters_schema(self.parameters(), Dialect::JsonSchema)
-    }
-
-    /// The OpenAI-style function envelope:
-    /// `{"type":"function","function":{"name","description","parameters"}}`.
-    ///
-    /// # Errors
-    /// As [`call_schema_object`](Tool::call_schema_object).
-    fn call_schema(&self) -> Result<Value, EmitError> {
-        Ok(json!({
-            "type": "function",
-            "function": {
-                "name": self.name(),
-                "description": self.description(),
-                "parameters": self.call_schema_object()?,
-            }
-        }))
+    /// As [`Tool::call`]; [`ToolError::Unavailable`] when called from inside a tokio runtime
+    /// (with the crate's `tokio` feature), where blocking could deadlock: await
+    /// [`Tool::call`] there.
+    fn call_blocking(
+        &self,
+        arguments: Arguments<'_>,
+        context: Context,
+    ) -> Result<ToolOutput, ToolError> {
+        let tool = context.tool_name().unwrap_or(self.name()).to_owned();
+        block_on(self.call(arguments, context)).unwrap_or_else(|inside| {
+            Err(ToolError::Unavailable {
+                tool,
+                reason: inside.to_string(),
+            })
+        })
     }
 }
+
+impl<T: Tool + ?Sized> ToolExt for T {}
 
 /// Hints about what a tool does (MCP's tool annotations). `None` is "not said".
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -167,63 +170,75 @@ impl ToolAnnotations {
     pub fn is_empty(&self) -> bool {
         *self == ToolAnnotations::default()
     }
-
-    /// The hints in MCP's spelling (`readOnlyHint`, ...), leaving out those not said.
-    pub fn to_json(&self) -> Value {
-        let hints = [
-            ("readOnlyHint", self.read_only),
-            ("destructiveHint", self.destructive),
-            ("idempotentHint", self.idempotent),
-            ("openWorldHint", self.open_world),
-        ];
-        let map: Map<String, Value> = hints
-            .into_iter()
-            .filter_map(|(key, hint)| hint.map(|h| (key.to_owned(), Value::Bool(h))))
-            .collect();
-        Value::Object(map)
-    }
 }
 
-/// What a tool returned: text for the model, the structured value where there is one, and the
-/// repairs its arguments needed.
+/// What a tool returned: its content blocks for the model, the structured value where there
+/// is one, and the repairs its arguments needed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
-    /// The output as text (JSON text for a structured output).
-    pub text: String,
-    /// The output as JSON, for tools whose return type is data rather than text.
+    /// The result's blocks: text, images, audio, resources (one text block for a tool that
+    /// returns text or a typed value).
+    pub content: Vec<Content>,
+    /// The output as JSON, for tools whose return type is data rather than text (its text is
+    /// also the content's one text block).
     pub structured: Option<Value>,
     /// Every repair made to the arguments before the tool ran (empty for a clean call).
     pub repairs: Vec<Repair>,
 }
 
 impl ToolOutput {
-    /// A text output.
-    #[inline]
-    pub fn text(text: impl Into<String>) -> Self {
+    /// An output of `content` blocks.
+    pub fn new(content: Vec<Content>) -> Self {
         ToolOutput {
-            text: text.into(),
+            content,
             structured: None,
             repairs: Vec::new(),
         }
     }
 
+    /// A text output.
+    #[inline]
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput::new(vec![Content::Text(text.into())])
+    }
+
     /// A structured output; its text is the compact JSON.
     #[inline]
     pub fn structured(value: Value) -> Self {
+        // Straight to a string (`Display` goes through a formatter, slower on the call path);
+        // a `Value` always serializes.
+        let text = serde_json::to_string(&value).unwrap_or_default();
         ToolOutput {
-            // Straight to a string (`Display` goes through a formatter, slower on the call path);
-            // a `Value` always serializes.
-            text: serde_json::to_string(&value).unwrap_or_default(),
+            content: vec![Content::Text(text)],
             structured: Some(value),
             repairs: Vec::new(),
         }
     }
 
+    /// The text of the output's text blocks, joined by newlines (empty where there are none):
+    /// what a caller that reads only text shows.
+    pub fn as_text(&self) -> Cow<'_, str> {
+        joined_text(&self.content)
+    }
+
     /// The same output, recording the repairs its arguments needed.
     #[inline]
+    #[must_use]
     pub fn with_repairs(mut self, repairs: Vec<Repair>) -> Self {
         self.repairs = repairs;
         self
+    }
+}
+
+impl From<String> for ToolOutput {
+    fn from(text: String) -> Self {
+        ToolOutput::text(text)
+    }
+}
+
+impl From<&str> for ToolOutput {
+    fn from(text: &str) -> Self {
+        ToolOutput::text(text)
     }
 }
 
@@ -260,30 +275,77 @@ pub enum ToolError {
         /// The nearest existing name, where one is close.
         did_you_mean: Option<String>,
     },
+    /// The call was cancelled (by its caller) before it answered.
+    Cancelled {
+        /// The tool called.
+        tool: String,
+    },
+    /// The call did not answer before its deadline (a timeout), and was cancelled.
+    TimedOut {
+        /// The tool called.
+        tool: String,
+        /// How long the call was given, where a timeout set it.
+        after: Option<Duration>,
+    },
+    /// The tool needs request data the caller did not put into the call's
+    /// [`Context`] (a caller's mistake, not the model's).
+    MissingData {
+        /// The tool called.
+        tool: String,
+        /// The type of the data it asked for.
+        type_name: &'static str,
+    },
+    /// The call could not be made now (every place taken, or a blocking call made where it
+    /// could deadlock).
+    Unavailable {
+        /// The tool called.
+        tool: String,
+        /// Why, in words.
+        reason: String,
+    },
 }
 
 impl ToolError {
-    /// A stable snake_case code: `invalid_arguments`, `failed`, `panicked`, `not_found`.
+    /// A stable snake_case code: `invalid_arguments`, `failed`, `panicked`, `not_found`,
+    /// `cancelled`, `timed_out`, `missing_data`, `unavailable`.
     pub fn code(&self) -> &'static str {
         match self {
             ToolError::InvalidArguments { .. } => "invalid_arguments",
             ToolError::Failed { .. } => "failed",
             ToolError::Panicked { .. } => "panicked",
             ToolError::NotFound { .. } => "not_found",
+            ToolError::Cancelled { .. } => "cancelled",
+            ToolError::TimedOut { .. } => "timed_out",
+            ToolError::MissingData { .. } => "missing_data",
+            ToolError::Unavailable { .. } => "unavailable",
+        }
+    }
+
+    /// The tool the error is about (the name asked for, for [`ToolError::NotFound`]).
+    pub fn tool(&self) -> &str {
+        match self {
+            ToolError::InvalidArguments { tool, .. }
+            | ToolError::Failed { tool, .. }
+            | ToolError::Panicked { tool, .. }
+            | ToolError::Cancelled { tool }
+            | ToolError::TimedOut { tool, .. }
+            | ToolError::MissingData { tool, .. }
+            | ToolError::Unavailable { tool, .. } => tool,
+            ToolError::NotFound { name, .. } => name,
         }
     }
 
     /// What a model reads: what went wrong and, where it can, what to send instead.
     ///
     /// ```
-    /// use toolsmith::{Arguments, Policy, Tool};
+    /// use toolsmith::{Arguments, Context, ToolExt};
     ///
     /// #[toolsmith::tool]
     /// fn wait(seconds: u32) -> String {
     ///     format!("waited {seconds}s")
     /// }
     ///
-    /// let error = Wait.call(Arguments::Text(r#"{"secs": 3}"#), &Policy::default()).unwrap_err();
+    /// let error = Wait.call_blocking(Arguments::Text(r#"{"secs": 3}"#), Context::new()).unwrap_err();
     /// assert_eq!(
     ///     error.to_model_message(),
     ///     "Invalid arguments for tool `wait`. The arguments have 2 problems:\n\
@@ -309,6 +371,27 @@ impl ToolError {
                 }
                 out
             }
+            ToolError::Cancelled { tool } => {
+                format!("The call of tool `{tool}` was cancelled before it finished.")
+            }
+            ToolError::TimedOut { tool, after } => match after {
+                Some(after) => format!(
+                    "Tool `{tool}` did not answer within {:.1} s and was stopped; try a smaller \
+                     request, or try again later.",
+                    after.as_secs_f64()
+                ),
+                None => format!(
+                    "Tool `{tool}` did not answer before its deadline and was stopped; try a \
+                     smaller request, or try again later."
+                ),
+            },
+            ToolError::MissingData { tool, type_name } => format!(
+                "Tool `{tool}` cannot run here: its caller did not provide the `{type_name}` \
+                 it needs; this is a problem with the setup, not with your call."
+            ),
+            ToolError::Unavailable { tool, reason } => {
+                format!("Tool `{tool}` cannot be called now: {reason}")
+            }
         }
     }
 
@@ -319,9 +402,18 @@ impl ToolError {
             ToolError::InvalidArguments { tool, errors } => {
                 json!({"tool": tool, "errors": errors.to_json()})
             }
-            ToolError::Failed { tool, .. } | ToolError::Panicked { tool, .. } => {
-                json!({"tool": tool})
+            ToolError::TimedOut {
+                tool,
+                after: Some(after),
+            } => json!({"tool": tool, "after_seconds": after.as_secs_f64()}),
+            ToolError::MissingData { tool, type_name } => {
+                json!({"tool": tool, "type": type_name})
             }
+            ToolError::Failed { tool, .. }
+            | ToolError::Panicked { tool, .. }
+            | ToolError::Cancelled { tool }
+            | ToolError::TimedOut { tool, .. }
+            | ToolError::Unavailable { tool, .. } => json!({"tool": tool}),
             ToolError::NotFound { name, did_you_mean } => {
                 json!({"name": name, "did_you_mean": did_you_mean})
             }

@@ -12,7 +12,7 @@ use crate::Tool;
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU32, Ordering};
-/// use toolsmith::{Arguments, Policy, Toolset};
+/// use toolsmith::{Arguments, Context, ToolExt, Toolset};
 ///
 /// #[derive(Default)]
 /// struct CounterToolset {
@@ -36,12 +36,12 @@ use crate::Tool;
 ///
 /// let tools = CounterToolset::to_tools();
 /// assert_eq!(tools[0].name(), "counter_increment");
-/// tools[0].call(Arguments::Text("{}"), &Policy::default())?;
+/// tools[0].call_blocking(Arguments::Text("{}"), Context::new())?;
 /// // The tools made together share one instance...
-/// assert_eq!(tools[1].call(Arguments::Text("{}"), &Policy::default())?.text, "1");
+/// assert_eq!(tools[1].call_blocking(Arguments::Text("{}"), Context::new())?.as_text(), "1");
 /// // ...and a second `to_tools` starts from a fresh one.
 /// let fresh = CounterToolset::to_tools();
-/// assert_eq!(fresh[1].call(Arguments::Text("{}"), &Policy::default())?.text, "0");
+/// assert_eq!(fresh[1].call_blocking(Arguments::Text("{}"), Context::new())?.as_text(), "0");
 /// # Ok::<(), toolsmith::ToolError>(())
 /// ```
 pub trait Toolset: Sized + Send + Sync + 'static {

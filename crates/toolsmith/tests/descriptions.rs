@@ -54,7 +54,9 @@ fn a_tools_description_unwraps_each_paragraph_and_keeps_the_paragraphs_lists_and
 
 #[test]
 fn a_parameters_description_is_unwrapped_too_whether_a_doc_comment_or_an_arguments_entry() {
-    let schema = FindLines.call_schema_object().unwrap();
+    let schema =
+        toolsmith::parameters_schema(FindLines.parameters(), toolsmith::Dialect::JsonSchema)
+            .unwrap();
     assert_eq!(
         schema["properties"]["pattern"]["description"],
         "A regular expression, in the syntax of the regex crate."

@@ -1,11 +1,15 @@
 //! Each receiver's declaration of a tool, and calls answering what a dialect asked for.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Dialect, EnvelopeError, Policy, Tool, ToolType, envelope, lint_tools};
+use toolsmith::{
+    Arguments, Context, Dialect, EnvelopeError, Policy, Tool, ToolExt, ToolType, envelope,
+    lint_tools,
+};
 
 #[derive(Debug, Serialize, Deserialize, ToolType)]
 enum Level {
@@ -153,7 +157,12 @@ fn a_call_in_a_strict_dialect_wire_shape_is_the_canonical_call() {
         "labels": [{"key": "env", "value": "prod"}],
     });
     let policy = Policy::strict().with_dialect(Dialect::OpenAi { strict: true });
-    let output = Check.call(Arguments::Json(&wire), &policy).unwrap();
+    let output = Check
+        .call_blocking(
+            Arguments::Json(&wire),
+            Context::new().with_policy(policy.clone()),
+        )
+        .unwrap();
     assert_eq!(output.structured, Some(json!({"ok": true})));
     assert!(output.repairs.is_empty(), "{:?}", output.repairs);
 }
@@ -162,11 +171,14 @@ fn a_call_in_a_strict_dialect_wire_shape_is_the_canonical_call() {
 fn the_same_wire_shape_is_repaired_when_the_dialect_is_not_said() {
     let wire = json!({"host": "db1", "level": null, "retries": null, "labels": null});
     let output = Check
-        .call(Arguments::Json(&wire), &Policy::default())
+        .call_blocking(Arguments::Json(&wire), Context::new())
         .unwrap();
     assert_eq!(output.structured, Some(json!({"ok": true})));
     let refused = Check
-        .call(Arguments::Json(&wire), &Policy::strict())
+        .call_blocking(
+            Arguments::Json(&wire),
+            Context::new().with_policy(Policy::strict()),
+        )
         .unwrap_err();
     assert_eq!(refused.code(), "invalid_arguments");
 }
@@ -184,49 +196,21 @@ impl Notes {
     }
 }
 
-/// A tool known only at run time, which keeps no declarations.
-struct Uncached(toolsmith::TypeGraph);
-
-impl Tool for Uncached {
-    fn name(&self) -> &str {
-        "uncached"
-    }
-    fn description(&self) -> &str {
-        "Keeps nothing."
-    }
-    fn parameters(&self) -> &toolsmith::TypeGraph {
-        &self.0
-    }
-    fn call(
-        &self,
-        _: Arguments<'_>,
-        _: &Policy,
-    ) -> Result<toolsmith::ToolOutput, toolsmith::ToolError> {
-        Ok(toolsmith::ToolOutput::text(""))
-    }
-}
-
 #[test]
 fn a_declaration_is_written_once_and_then_lent_out() {
-    use std::borrow::Cow;
-    let tools = toolsmith::Toolset::into_tools(Notes);
-    let method: &dyn Tool = tools[0].as_ref();
-    for tool in [&Check as &dyn Tool, method] {
+    let mut registry = toolsmith::Registry::new();
+    registry.add_toolset(Notes).unwrap();
+    registry.add(std::sync::Arc::new(Check)).unwrap();
+    for entry in &registry {
         for dialect in Dialect::ALL {
-            let first = toolsmith::declaration(tool, dialect).unwrap();
-            let again = toolsmith::declaration(tool, dialect).unwrap();
+            let first = entry.declaration(dialect).unwrap();
+            let again = entry.declaration(dialect).unwrap();
             assert!(matches!(again, Cow::Borrowed(_)), "{dialect}");
             // The same allocation each time, and what `envelope` writes.
             assert!(std::ptr::eq(first.as_ref(), again.as_ref()), "{dialect}");
-            assert_eq!(*again, envelope(tool, dialect).unwrap());
+            assert_eq!(*again, envelope(entry.tool().as_ref(), dialect).unwrap());
         }
     }
-    let uncached = Uncached(toolsmith::TypeGraph::new(toolsmith::Type::Struct(
-        toolsmith::StructType::anonymous(),
-    )));
-    let written = toolsmith::declaration(&uncached, Dialect::Mcp).unwrap();
-    assert!(matches!(written, Cow::Owned(_)));
-    assert_eq!(written["name"], "uncached");
 }
 
 #[test]
@@ -236,8 +220,13 @@ fn a_refused_declaration_is_refused_again_from_the_cache() {
     fn dotted() -> String {
         String::new()
     }
+    let mut registry = toolsmith::Registry::new();
+    registry.add(std::sync::Arc::new(Dotted)).unwrap();
+    let entry = registry.entry("notes.read").unwrap();
     for _ in 0..2 {
-        let error = toolsmith::declaration(&Dotted, Dialect::OpenAi { strict: false }).unwrap_err();
+        let error = entry
+            .declaration(Dialect::OpenAi { strict: false })
+            .unwrap_err();
         assert!(matches!(error, EnvelopeError::Name(_)), "{error}");
     }
 }

@@ -2,12 +2,12 @@
 //! them: the statement replaces the caller's policy's limits for that tool, and only them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolsmith::{
-    Arguments, Limits, Mode, Policy, Registry, Tool, ToolError, ToolOutput, Toolset, TypeGraph,
+    Arguments, Context, Limits, Policy, Registry, Tool, ToolError, ToolExt, ToolFuture, ToolOutput,
+    Toolset, TypeGraph,
 };
 
 /// 1.5 MB: more than the default policy's longest string (1 MiB).
@@ -59,23 +59,23 @@ fn error_codes(error: &ToolError) -> Vec<String> {
 fn a_tool_stating_larger_limits_takes_a_string_the_default_policy_refuses() {
     let arguments = json!({"document": big_text()});
     let output = ByteCount
-        .call(Arguments::Json(&arguments), &Policy::default())
+        .call_blocking(Arguments::Json(&arguments), Context::new())
         .unwrap();
-    assert_eq!(output.text, BIG.to_string());
+    assert_eq!(output.as_text(), BIG.to_string());
     let text = arguments.to_string();
     let output = ByteCount
-        .call(Arguments::Text(&text), &Policy::default())
+        .call_blocking(Arguments::Text(&text), Context::new())
         .unwrap();
-    assert_eq!(output.text, BIG.to_string());
+    assert_eq!(output.as_text(), BIG.to_string());
 }
 
 #[test]
 fn a_tool_stating_no_limits_keeps_the_callers_policy() {
     assert_eq!(NoteLength.limits(), None);
     let error = NoteLength
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"note": big_text()})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["too_large"]);
@@ -85,9 +85,9 @@ fn a_tool_stating_no_limits_keeps_the_callers_policy() {
 fn the_statement_is_checked_too_not_only_the_room_it_gives() {
     let five_mib = "x".repeat(5 << 20);
     let error = ByteCount
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"document": five_mib})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["too_large"]);
@@ -103,7 +103,10 @@ fn the_statement_replaces_the_policys_limits_even_when_the_policy_is_larger() {
     generous.limits.max_string_bytes = usize::MAX;
     let five_mib = "x".repeat(5 << 20);
     let error = ByteCount
-        .call(Arguments::Json(&json!({"document": five_mib})), &generous)
+        .call_blocking(
+            Arguments::Json(&json!({"document": five_mib})),
+            Context::new().with_policy(generous),
+        )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["too_large"]);
 }
@@ -111,17 +114,16 @@ fn the_statement_replaces_the_policys_limits_even_when_the_policy_is_larger() {
 #[test]
 fn the_statement_keeps_the_policys_mode_unknown_keys_and_dialect() {
     let strict = Policy::strict();
-    assert_eq!(ByteCount.arguments_policy(&strict).mode, Mode::Strict);
     // A repair is still refused under a strict policy: only the limits changed.
     let error = ByteCount
-        .call(Arguments::Json(&json!({"document": 7})), &strict)
+        .call_blocking(
+            Arguments::Json(&json!({"document": 7})),
+            Context::new().with_policy(strict),
+        )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["repair_refused"]);
     assert_eq!(ByteCount.limits(), Some(documents()));
-    assert!(matches!(
-        NoteLength.arguments_policy(&strict),
-        Cow::Borrowed(_)
-    ));
+    assert_eq!(NoteLength.limits(), None);
 }
 
 #[test]
@@ -134,18 +136,14 @@ fn the_registry_calls_a_tool_under_its_statement() {
         .unwrap();
     let arguments = json!({"document": big_text()});
     let output = registry
-        .call(
-            "byte_count",
-            Arguments::Json(&arguments),
-            &Policy::default(),
-        )
+        .call_blocking("byte_count", Arguments::Json(&arguments), Context::new())
         .unwrap();
-    assert_eq!(output.text, BIG.to_string());
+    assert_eq!(output.as_text(), BIG.to_string());
     let error = registry
-        .call(
+        .call_blocking(
             "note_length",
             Arguments::Json(&json!({"note": big_text()})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["too_large"]);
@@ -197,12 +195,12 @@ fn a_toolset_states_limits_for_all_its_tools_from_its_instance() {
     let store = &tools[0];
     assert_eq!(store.limits().unwrap().max_string_bytes, 2 << 20);
     let output = store
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"document": big_text()})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap();
-    assert_eq!(output.text, BIG.to_string());
+    assert_eq!(output.as_text(), BIG.to_string());
 
     // Another instance, another statement.
     let small = ArchiveToolset {
@@ -210,9 +208,9 @@ fn a_toolset_states_limits_for_all_its_tools_from_its_instance() {
     }
     .into_tools();
     let error = small[0]
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"document": "y".repeat(101)})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["too_large"]);
@@ -227,9 +225,9 @@ fn a_tool_of_a_toolset_may_state_its_own_limits_instead() {
     let find = &tools[1];
     assert_eq!(find.limits().unwrap().max_string_bytes, 10);
     let error = find
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"title": "a title too long"})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert_eq!(error_codes(&error), ["too_large"]);
@@ -287,15 +285,19 @@ impl Tool for Echo {
     fn limits(&self) -> Option<Limits> {
         Some(documents())
     }
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
-        let policy = self.arguments_policy(policy);
-        let coerced = toolsmith::coerce_arguments(&self.parameters, arguments, &policy).map_err(
-            |errors| ToolError::InvalidArguments {
+    fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
+        // Called directly, the tool applies its statement itself; a registry also would.
+        let policy = Policy {
+            limits: documents(),
+            ..context.policy().clone()
+        };
+        let coerced = toolsmith::coerce_arguments(&self.parameters, arguments, &policy)
+            .map(|coerced| ToolOutput::structured(coerced.value))
+            .map_err(|errors| ToolError::InvalidArguments {
                 tool: self.name().into(),
                 errors,
-            },
-        )?;
-        Ok(ToolOutput::structured(coerced.value))
+            });
+        ToolFuture::ready(coerced)
     }
 }
 
@@ -308,10 +310,10 @@ fn a_tool_written_by_hand_reads_its_arguments_under_its_statement() {
     let mut registry = Registry::new();
     registry.add(Arc::new(echo)).unwrap();
     let output = registry
-        .call(
+        .call_blocking(
             "echo",
             Arguments::Json(&json!({"s": big_text()})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap();
     assert_eq!(
@@ -320,7 +322,7 @@ fn a_tool_written_by_hand_reads_its_arguments_under_its_statement() {
     );
     assert_eq!(
         registry
-            .call("echo", Arguments::Json(&Value::Null), &Policy::default())
+            .call_blocking("echo", Arguments::Json(&Value::Null), Context::new())
             .unwrap_err()
             .code(),
         "invalid_arguments"

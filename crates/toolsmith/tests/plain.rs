@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolsmith::__private::{PlainProbe, ViaNotPlain as _, ViaPlain as _, arguments};
-use toolsmith::{Arguments, Limits, Mode, Policy, Tool, ToolError};
+use toolsmith::{Arguments, Context, Limits, Mode, Policy, Tool, ToolError, ToolExt};
 
 /// Every plain kind of parameter.
 #[toolsmith::tool]
@@ -176,21 +176,21 @@ fn only_plain_types_take_serde_alone() {
 #[test]
 fn the_tool_call_reads_plain_arguments() {
     let output = Mixed
-        .call(Arguments::Text(CLEAN), &Policy::default())
+        .call_blocking(Arguments::Text(CLEAN), Context::new())
         .unwrap();
     assert_eq!(
-        output.text,
+        output.as_text(),
         "true 255 -9223372036854775808 18446744073709551615 Zoë None None -3"
     );
     let repaired = Mixed
-        .call(
+        .call_blocking(
             Arguments::Json(
                 &json!({"flag": "yes", "count": "7", "delta": 1, "big": 2, "name": "n", "type": 3}),
             ),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap();
-    assert_eq!(repaired.text, "true 7 1 2 n None None 3");
+    assert_eq!(repaired.as_text(), "true 7 1 2 n None None 3");
     assert_eq!(repaired.repairs.len(), 2);
 }
 

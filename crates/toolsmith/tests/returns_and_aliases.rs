@@ -2,7 +2,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, dead_code)]
 
 use serde::Deserialize;
-use toolsmith::{Arguments, Policy, Tool};
+use toolsmith::{Arguments, Context, Policy, Tool, ToolExt};
 
 /// Finds a user's name by id.
 #[toolsmith::tool]
@@ -21,13 +21,13 @@ fn try_find_name(id: u32) -> Result<Option<&'static str>, String> {
 }
 
 fn call(tool: &dyn Tool, text: &str) -> Result<toolsmith::ToolOutput, toolsmith::ToolError> {
-    tool.call(Arguments::Text(text), &Policy::default())
+    tool.call_blocking(Arguments::Text(text), Context::new())
 }
 
 #[test]
 fn some_text_renders_as_the_text_itself() {
     let output = call(&FindName, r#"{"id": 1}"#).unwrap();
-    assert_eq!(output.text, "Ada");
+    assert_eq!(output.as_text(), "Ada");
     assert_eq!(output.structured, None);
     assert!(FindName.output().is_none());
 }
@@ -35,14 +35,14 @@ fn some_text_renders_as_the_text_itself() {
 #[test]
 fn none_renders_as_empty_text() {
     let output = call(&FindName, r#"{"id": 2}"#).unwrap();
-    assert_eq!(output.text, "");
+    assert_eq!(output.as_text(), "");
     assert_eq!(output.structured, None);
 }
 
 #[test]
 fn a_result_of_optional_text_renders_the_text_and_fails_with_the_error() {
-    assert_eq!(call(&TryFindName, r#"{"id": 1}"#).unwrap().text, "Ada");
-    assert_eq!(call(&TryFindName, r#"{"id": 2}"#).unwrap().text, "");
+    assert_eq!(call(&TryFindName, r#"{"id": 1}"#).unwrap().as_text(), "Ada");
+    assert_eq!(call(&TryFindName, r#"{"id": 2}"#).unwrap().as_text(), "");
     let error = call(&TryFindName, r#"{"id": 0}"#).unwrap_err();
     assert!(
         matches!(error, toolsmith::ToolError::Failed { ref message, .. } if message == "no user 0")
@@ -66,9 +66,12 @@ fn paint(paint: Paint) -> String {
 fn a_tool_reads_a_field_sent_under_its_serde_alias_without_a_repair() {
     for policy in [Policy::default(), Policy::strict()] {
         let output = PaintWall
-            .call(Arguments::Text(r#"{"paint": {"colour": "red"}}"#), &policy)
+            .call_blocking(
+                Arguments::Text(r#"{"paint": {"colour": "red"}}"#),
+                Context::new().with_policy(policy.clone()),
+            )
             .unwrap();
-        assert_eq!(output.text, "painted red");
+        assert_eq!(output.as_text(), "painted red");
         assert!(output.repairs.is_empty());
     }
 }

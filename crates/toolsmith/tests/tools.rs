@@ -7,8 +7,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Value, json};
 use toolsmith::{
-    Arguments, Mode, Policy, Registry, RegistryError, Tool, ToolError, ToolOutput, TypeGraph,
-    testing,
+    Arguments, Context, Mode, Policy, Registry, RegistryError, Tool, ToolError, ToolExt,
+    ToolFuture, ToolOutput, TypeGraph, testing,
 };
 
 /// Always panics.
@@ -55,7 +55,7 @@ fn plain() -> PlainData {
 fn serialize_without_describe_is_structured_output_without_an_output_type() {
     let output = testing::call(&Plain, json!({})).unwrap();
     assert_eq!(output.structured, Some(json!({"n": 1})));
-    assert_eq!(output.text, r#"{"n":1}"#);
+    assert_eq!(output.as_text(), r#"{"n":1}"#);
     assert!(Plain.output().is_none());
 }
 
@@ -97,7 +97,8 @@ fn a_unit_return_is_empty_text_and_an_integer_is_described_output() {
         ToolOutput::text("")
     );
     assert_eq!(
-        Checked.call_schema_object().unwrap()["required"],
+        toolsmith::parameters_schema(Checked.parameters(), toolsmith::Dialect::JsonSchema).unwrap()
+            ["required"],
         json!(["ok"])
     );
 }
@@ -126,7 +127,10 @@ fn strict_policy_refuses_what_lenient_repairs() {
         ..Policy::default()
     };
     let error = Checked
-        .call(Arguments::Text(r#"{"ok": "true"}"#), &strict)
+        .call_blocking(
+            Arguments::Text(r#"{"ok": "true"}"#),
+            Context::new().with_policy(strict.clone()),
+        )
         .unwrap_err();
     let ToolError::InvalidArguments { errors, .. } = &error else {
         panic!("{error:?}")
@@ -136,7 +140,7 @@ fn strict_policy_refuses_what_lenient_repairs() {
         "repair_refused"
     );
     let lenient = Checked
-        .call(Arguments::Text(r#"{"ok": "true"}"#), &Policy::default())
+        .call_blocking(Arguments::Text(r#"{"ok": "true"}"#), Context::new())
         .unwrap();
     assert_eq!(lenient.repairs[0].code.as_str(), "bool_from_string");
 }
@@ -174,15 +178,14 @@ impl Tool for Echo {
     fn parameters(&self) -> &TypeGraph {
         &self.parameters
     }
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
-        let coerced =
-            toolsmith::coerce_arguments(&self.parameters, arguments, policy).map_err(|errors| {
-                ToolError::InvalidArguments {
-                    tool: self.name().into(),
-                    errors,
-                }
-            })?;
-        Ok(ToolOutput::structured(coerced.value).with_repairs(coerced.repairs))
+    fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
+        let coerced = toolsmith::coerce_arguments(&self.parameters, arguments, context.policy())
+            .map(|c| ToolOutput::structured(c.value).with_repairs(c.repairs))
+            .map_err(|errors| ToolError::InvalidArguments {
+                tool: self.name().into(),
+                errors,
+            });
+        ToolFuture::ready(coerced)
     }
 }
 
@@ -199,7 +202,7 @@ fn a_tool_built_by_hand_from_json_schema_is_called_through_the_registry() {
     let mut registry = Registry::new();
     registry.add(echo()).unwrap();
     let output = registry
-        .call("echo", Arguments::Text(r#"{"n": "5"}"#), &Policy::default())
+        .call_blocking("echo", Arguments::Text(r#"{"n": "5"}"#), Context::new())
         .unwrap();
     assert_eq!(output.structured, Some(json!({"n": 5})));
 }
@@ -267,14 +270,14 @@ fn a_tool_that_panics_behind_the_registry_is_caught_there_too() {
                 TypeGraph::new(toolsmith::Type::Struct(toolsmith::StructType::anonymous()))
             })
         }
-        fn call(&self, _: Arguments<'_>, _: &Policy) -> Result<ToolOutput, ToolError> {
+        fn call<'a>(&'a self, _: Arguments<'a>, _: Context) -> ToolFuture<'a> {
             panic!("by hand")
         }
     }
     let mut registry = Registry::new();
     registry.add(Arc::new(Hand)).unwrap();
     let error = registry
-        .call("hand", Arguments::Json(&Value::Null), &Policy::default())
+        .call_blocking("hand", Arguments::Json(&Value::Null), Context::new())
         .unwrap_err();
     assert_eq!(error.code(), "panicked");
 }
@@ -282,7 +285,7 @@ fn a_tool_that_panics_behind_the_registry_is_caught_there_too() {
 #[test]
 fn call_schema_uses_the_tool_name_and_description() {
     assert_eq!(
-        Checked.call_schema().unwrap(),
+        toolsmith::envelope(&Checked, toolsmith::Dialect::OpenAi { strict: false }).unwrap(),
         json!({"type": "function", "function": {
             "name": "checked",
             "description": "Returns text or fails.",
@@ -311,7 +314,8 @@ fn go(#[param(default = Speed::Slow)] speed: Speed, note: Option<Value>) -> Stri
 
 #[test]
 fn a_default_whose_type_is_not_serialize_is_still_filled_in() {
-    let schema = Go.call_schema_object().unwrap();
+    let schema =
+        toolsmith::parameters_schema(Go.parameters(), toolsmith::Dialect::JsonSchema).unwrap();
     assert_eq!(schema["required"], json!([]));
     assert!(schema["properties"]["speed"].get("default").is_none());
     assert_eq!(testing::call_text(&Go, json!({})).unwrap(), "Slow None");

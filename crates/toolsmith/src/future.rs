@@ -1,0 +1,376 @@
+//! The future a call returns ([`ToolFuture`]), the blocking entry point ([`block_on`]), and the
+//! small runtime-free pieces the layers need: catching a panic while polling, a timer thread,
+//! a one-shot answer from another thread.
+
+use std::any::Any;
+use std::collections::{BinaryHeap, HashMap};
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::task::{Poll, Wake, Waker};
+use std::time::Instant;
+
+use crate::{ToolError, ToolOutput};
+
+/// What a call answers.
+pub type ToolResult = Result<ToolOutput, ToolError>;
+
+/// The future of a call: [`Send`], pollable by any executor.
+///
+/// A call that finished as it was made (a sync tool, arguments refused before the tool ran) is
+/// [`ready`](ToolFuture::ready) and costs no allocation; an async tool's is boxed
+/// ([`new`](ToolFuture::new)).
+#[must_use = "a call does nothing unless awaited"]
+pub struct ToolFuture<'a>(Repr<'a>);
+
+enum Repr<'a> {
+    Ready(Option<ToolResult>),
+    Boxed(Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>),
+}
+
+impl<'a> ToolFuture<'a> {
+    /// A call that has its answer already.
+    #[inline]
+    pub fn ready(result: ToolResult) -> Self {
+        ToolFuture(Repr::Ready(Some(result)))
+    }
+
+    /// A call that answers when `future` does.
+    #[inline]
+    pub fn new(future: impl Future<Output = ToolResult> + Send + 'a) -> Self {
+        ToolFuture(Repr::Boxed(Box::pin(future)))
+    }
+
+    /// The answer, if the call has it already; else the future back.
+    ///
+    /// # Errors
+    /// The future itself, when it has yet to be polled to its answer.
+    #[inline]
+    pub fn into_ready(self) -> Result<ToolResult, Self> {
+        match self.0 {
+            Repr::Ready(Some(result)) => Ok(result),
+            other => Err(ToolFuture(other)),
+        }
+    }
+}
+
+impl Future for ToolFuture<'_> {
+    type Output = ToolResult;
+
+    #[inline]
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<ToolResult> {
+        match &mut self.get_mut().0 {
+            Repr::Ready(result) => match result.take() {
+                Some(result) => Poll::Ready(result),
+                // Polled again after its answer: a caller's bug, answered as one.
+                None => Poll::Ready(Err(ToolError::Failed {
+                    tool: String::new(),
+                    message: "the call was polled after it had answered".to_owned(),
+                })),
+            },
+            Repr::Boxed(future) => future.as_mut().poll(cx),
+        }
+    }
+}
+
+impl fmt::Debug for ToolFuture<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.0 {
+            Repr::Ready(_) => "ready",
+            Repr::Boxed(_) => "pending",
+        };
+        f.debug_tuple("ToolFuture").field(&state).finish()
+    }
+}
+
+/// Why [`block_on`] would not run a future.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InsideRuntime;
+
+impl fmt::Display for InsideRuntime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "a blocking call was made from inside an async runtime, where blocking the thread \
+             could deadlock it; await the call (`Registry::call`, `Tool::call`) instead",
+        )
+    }
+}
+
+impl std::error::Error for InsideRuntime {}
+
+/// Runs `future` to its end on this thread: the blocking entry point for sync code (a CLI,
+/// tests, scripts).
+///
+/// With the crate's `tokio` feature, the future runs inside a tokio runtime of this thread's
+/// own (so a tool that uses tokio's timers or sockets works), and a call from inside a tokio
+/// runtime is refused instead of panicking or deadlocking. Without it, the future is polled on
+/// this thread, parked between wake-ups.
+///
+/// ```
+/// let answer = toolsmith::block_on(async { 40 + 2 })?;
+/// assert_eq!(answer, 42);
+/// # Ok::<(), toolsmith::InsideRuntime>(())
+/// ```
+///
+/// # Errors
+/// [`InsideRuntime`] when called from inside a tokio runtime (with the `tokio` feature).
+pub fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
+    #[cfg(feature = "tokio")]
+    {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(InsideRuntime);
+        }
+        thread_local! {
+            static RUNTIME: Option<tokio::runtime::Runtime> = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok();
+        }
+        let mut future = std::pin::pin!(future);
+        let ran = RUNTIME.try_with(|runtime| {
+            runtime
+                .as_ref()
+                .map(|runtime| runtime.block_on(future.as_mut()))
+        });
+        match ran {
+            Ok(Some(output)) => Ok(output),
+            // No runtime could be built (or this thread is ending): polled here instead.
+            _ => Ok(park_on(future)),
+        }
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        Ok(park_on(future))
+    }
+}
+
+/// Polls `future` on this thread, parking it until woken.
+pub(crate) fn park_on<F: Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+/// The text of a panic's payload, where it has one.
+pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+/// `future`, with a panic while it is polled turned into [`ToolError::Panicked`] for `tool`.
+pub(crate) async fn catch_panics(future: ToolFuture<'_>, tool: &str) -> ToolResult {
+    let mut future = future;
+    std::future::poll_fn(|cx| {
+        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut future).poll(cx))) {
+            Ok(poll) => poll,
+            Err(payload) => Poll::Ready(Err(ToolError::Panicked {
+                tool: tool.to_owned(),
+                message: panic_message(payload.as_ref()),
+            })),
+        }
+    })
+    .await
+}
+
+/// Completes at `deadline`, woken by one timer thread the process shares (started on first use).
+pub(crate) struct Sleep {
+    deadline: Instant,
+    id: Option<u64>,
+}
+
+pub(crate) fn sleep_until(deadline: Instant) -> Sleep {
+    Sleep { deadline, id: None }
+}
+
+impl Future for Sleep {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
+        if Instant::now() >= self.deadline {
+            return Poll::Ready(());
+        }
+        let Some(timer) = timer() else {
+            // No timer thread could be started: the deadline is checked whenever the future is
+            // polled for another reason, which is the best left to do.
+            return Poll::Pending;
+        };
+        let id = *self
+            .id
+            .get_or_insert_with(|| timer.next.fetch_add(1, Ordering::Relaxed));
+        timer.register(id, self.deadline, cx.waker());
+        Poll::Pending
+    }
+}
+
+impl Drop for Sleep {
+    fn drop(&mut self) {
+        if let (Some(id), Some(timer)) = (self.id, TIMER.get().and_then(Option::as_ref)) {
+            lock(&timer.state).wakers.remove(&id);
+        }
+    }
+}
+
+struct Timer {
+    state: Mutex<TimerState>,
+    changed: Condvar,
+    next: AtomicU64,
+}
+
+#[derive(Default)]
+struct TimerState {
+    /// Deadlines, earliest first (a deadline whose waker is gone is skipped).
+    queue: BinaryHeap<std::cmp::Reverse<(Instant, u64)>>,
+    wakers: HashMap<u64, Waker>,
+}
+
+static TIMER: OnceLock<Option<Arc<Timer>>> = OnceLock::new();
+
+fn timer() -> Option<&'static Arc<Timer>> {
+    TIMER
+        .get_or_init(|| {
+            let timer = Arc::new(Timer {
+                state: Mutex::new(TimerState::default()),
+                changed: Condvar::new(),
+                next: AtomicU64::new(0),
+            });
+            let running = Arc::clone(&timer);
+            std::thread::Builder::new()
+                .name("toolsmith-timer".to_owned())
+                .spawn(move || running.run())
+                .ok()
+                .map(|_| timer)
+        })
+        .as_ref()
+}
+
+impl Timer {
+    fn register(&self, id: u64, deadline: Instant, waker: &Waker) {
+        let mut state = lock(&self.state);
+        match state.wakers.get_mut(&id) {
+            Some(known) => known.clone_from(waker),
+            None => {
+                state.wakers.insert(id, waker.clone());
+                let earliest = state.queue.peek().is_none_or(|e| deadline < e.0.0);
+                state.queue.push(std::cmp::Reverse((deadline, id)));
+                if earliest {
+                    self.changed.notify_one();
+                }
+            }
+        }
+    }
+
+    fn run(&self) {
+        let mut state = lock(&self.state);
+        loop {
+            let now = Instant::now();
+            while let Some(std::cmp::Reverse((deadline, id))) = state.queue.peek().copied() {
+                if deadline > now {
+                    break;
+                }
+                state.queue.pop();
+                if let Some(waker) = state.wakers.remove(&id) {
+                    waker.wake();
+                }
+            }
+            state = match state.queue.peek() {
+                Some(std::cmp::Reverse((deadline, _))) => {
+                    let wait = deadline.saturating_duration_since(now);
+                    self.changed
+                        .wait_timeout(state, wait)
+                        .map(|(state, _)| state)
+                        .unwrap_or_else(|poisoned| poisoned.into_inner().0)
+                }
+                None => self
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            };
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// One answer sent from another thread: the sending half.
+pub(crate) struct Sender<T>(Arc<Mutex<Slot<T>>>);
+
+/// The receiving half: a future of the answer, `None` when the sender was dropped unsent.
+pub(crate) struct Receiver<T>(Arc<Mutex<Slot<T>>>);
+
+struct Slot<T> {
+    value: Option<T>,
+    closed: bool,
+    waker: Option<Waker>,
+}
+
+pub(crate) fn oneshot<T>() -> (Sender<T>, Receiver<T>) {
+    let slot = Arc::new(Mutex::new(Slot {
+        value: None,
+        closed: false,
+        waker: None,
+    }));
+    (Sender(Arc::clone(&slot)), Receiver(slot))
+}
+
+impl<T> Sender<T> {
+    pub(crate) fn send(self, value: T) {
+        lock(&self.0).value = Some(value);
+        // Drop wakes the receiver.
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        let waker = {
+            let mut slot = lock(&self.0);
+            slot.closed = true;
+            slot.waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl<T> Future for Receiver<T> {
+    type Output = Option<T>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Option<T>> {
+        let mut slot = lock(&self.0);
+        if let Some(value) = slot.value.take() {
+            return Poll::Ready(Some(value));
+        }
+        if slot.closed {
+            return Poll::Ready(None);
+        }
+        slot.waker = Some(cx.waker().clone());
+        Poll::Pending
+    }
+}
