@@ -28,18 +28,18 @@ fn each_registered_tool_knows_its_toolset_and_source() {
 fn registered_tools_can_be_called_by_name() {
     let registry = toolsmith::registry().unwrap();
     let output = registry
-        .call(
+        .call_blocking(
             "beta_shout",
             toolsmith::Arguments::Text(r#"{"text": "hi"}"#),
-            &toolsmith::Policy::default(),
+            toolsmith::Context::new(),
         )
         .unwrap();
-    assert_eq!(output.text, "HI");
+    assert_eq!(output.as_text(), "HI");
     let missing = registry
-        .call(
+        .call_blocking(
             "beta_shoot",
             toolsmith::Arguments::Text("{}"),
-            &toolsmith::Policy::default(),
+            toolsmith::Context::new(),
         )
         .unwrap_err();
     assert_eq!(

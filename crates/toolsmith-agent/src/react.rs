@@ -450,17 +450,20 @@ impl<S: Signature> Engine<'_, S> {
                 did_you_mean: did_you_mean(&call.name, names),
             });
         }
-        self.tools.call(
+        let context = toolsmith::Context::new()
+            .with_policy(self.policy.clone())
+            .with_call_id(call.id.as_str());
+        self.tools.call_blocking(
             &call.name,
             toolsmith::Arguments::Json(&call.arguments),
-            self.policy,
+            context,
         )
     }
 }
 
 fn step_of(call: &ToolCall, result: Result<ToolOutput, ToolError>) -> Step {
     let (observation, repairs, error) = match result {
-        Ok(output) => (output.text, output.repairs, None),
+        Ok(output) => (output.as_text().into_owned(), output.repairs, None),
         Err(error) => (error.to_model_message(), Vec::new(), Some(error.code())),
     };
     Step {

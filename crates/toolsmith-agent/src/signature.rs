@@ -7,8 +7,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use toolsmith::{
-    Arguments, Describe, Dialect, Policy, Repair, Tool, ToolError, ToolOutput, Type, TypeGraph,
-    coerce_arguments, envelope,
+    Arguments, Context, Describe, Dialect, Policy, Repair, Tool, ToolError, ToolFuture, ToolOutput,
+    Type, TypeGraph, coerce_arguments, envelope,
 };
 
 use crate::error::AgentError;
@@ -105,7 +105,18 @@ impl Tool for FinishTool {
         &self.parameters
     }
 
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
+    fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
+        ToolFuture::ready(self.read_arguments(arguments, context.policy()))
+    }
+}
+
+impl FinishTool {
+    /// The `finish` call's arguments coerced to the output type.
+    fn read_arguments(
+        &self,
+        arguments: Arguments<'_>,
+        policy: &Policy,
+    ) -> Result<ToolOutput, ToolError> {
         let coerced = coerce_arguments(&self.parameters, arguments, policy).map_err(|errors| {
             ToolError::InvalidArguments {
                 tool: FINISH.to_owned(),
@@ -230,7 +241,10 @@ impl<S: Signature> Compiled<S> {
 
     /// Reads a `finish` call's arguments.
     pub(crate) fn read(&self, arguments: &Value, policy: &Policy) -> Verdict<S::Output> {
-        match self.finish.call(Arguments::Json(arguments), policy) {
+        match self
+            .finish
+            .read_arguments(Arguments::Json(arguments), policy)
+        {
             Ok(output) => {
                 let value = output.structured.unwrap_or(Value::Null);
                 match serde_json::from_value::<S::Output>(value.clone()) {

@@ -69,9 +69,13 @@ fn a_forced_tool_call_is_schema_valid_and_runs() {
     assert_eq!(call.name, "add");
     // Schema-valid as sent: the strict policy refuses any repair.
     let output = tools()
-        .call("add", Arguments::Json(&call.arguments), &Policy::strict())
+        .call_blocking(
+            "add",
+            Arguments::Json(&call.arguments),
+            toolsmith::Context::new().with_policy(Policy::strict()),
+        )
         .expect("schema-valid arguments that run");
-    show("forced call output", &json!(output.text));
+    show("forced call output", &json!(output.as_text()));
 }
 
 #[test]

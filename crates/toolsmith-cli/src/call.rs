@@ -4,7 +4,7 @@ use std::io::Read;
 
 use clap::Args;
 use serde_json::{Value, json};
-use toolsmith::{Arguments, CoerceErrors, Registry, Repair, ToolError, ToolOutput};
+use toolsmith::{Arguments, CoerceErrors, Context, Registry, Repair, ToolError, ToolOutput};
 
 use crate::error::UsageError;
 use crate::input::{PolicyArgs, argument_text, find_tool};
@@ -35,24 +35,36 @@ impl CallArgs {
     /// Calls the tool: its output, or why the call failed.
     pub fn run(&self, registry: &Registry, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
         // An unknown name is a usage problem, found before stdin is read.
-        let tool = find_tool(registry, &self.tool)?;
+        let entry = find_tool(registry, &self.tool)?;
         let policy = self.policy.policy();
         let given = self.arguments.as_deref().unwrap_or("{}");
         // Stdin is read as far as the tool reads arguments: under its own limits where it
         // states some.
-        let limit = tool.arguments_policy(&policy).limits.max_input_bytes;
+        let limit = entry
+            .tool()
+            .limits()
+            .map_or(policy.limits.max_input_bytes, |l| l.max_input_bytes);
         let result = match argument_text(given, stdin, limit)? {
-            Ok(text) => registry.call(&self.tool, Arguments::Text(&text), &policy),
+            Ok(text) => {
+                let context = Context::new().with_policy(policy);
+                toolsmith::block_on(registry.call_entry(entry, Arguments::Text(&text), context))
+                    .unwrap_or_else(|inside| {
+                        Err(ToolError::Unavailable {
+                            tool: self.tool.clone(),
+                            reason: inside.to_string(),
+                        })
+                    })
+            }
             Err(error) => Err(ToolError::InvalidArguments {
                 tool: self.tool.clone(),
                 errors: CoerceErrors(vec![error]),
             }),
         };
         Ok(match (result, self.json) {
-            (Ok(output), false) if self.quiet => Outcome::Success(output.text),
+            (Ok(output), false) if self.quiet => Outcome::Success(output.as_text().into_owned()),
             (Ok(output), false) => {
                 let repairs = output.repairs.iter().map(repair_line).collect();
-                Outcome::Success(output.text).after_warnings(repairs)
+                Outcome::Success(output.as_text().into_owned()).after_warnings(repairs)
             }
             (Ok(output), true) => Outcome::Success(output_json(output).to_string()),
             (Err(error), false) => Outcome::Failed(error.to_model_message()),
@@ -78,7 +90,7 @@ fn repair_line(repair: &Repair) -> String {
 fn output_json(output: ToolOutput) -> Value {
     json!({
         "ok": true,
-        "text": output.text,
+        "text": output.as_text(),
         "structured": output.structured,
         "repairs": repairs_json(&output.repairs),
     })

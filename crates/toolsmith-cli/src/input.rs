@@ -2,13 +2,12 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::sync::Arc;
 
 use clap::Args;
 use serde_json::Value;
 use toolsmith::{
-    CoerceError, Dialect, ErrorCode, ImportOptions, Policy, Registry, Tool, ToolError, TypeGraph,
-    UnknownKeys, import_with,
+    CoerceError, Dialect, ErrorCode, ImportOptions, Policy, RegisteredTool, Registry, ToolError,
+    TypeGraph, UnknownKeys, import_with,
 };
 
 use crate::error::UsageError;
@@ -134,9 +133,9 @@ pub fn load_schema(path: &Path, strict: bool) -> Result<(TypeGraph, Vec<String>)
 }
 
 /// The tool named `name`, or an error naming it with the nearest registered name.
-pub fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r Arc<dyn Tool>, UsageError> {
+pub fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r RegisteredTool, UsageError> {
     let did_you_mean = match registry.find(name) {
-        Ok(entry) => return Ok(entry.tool()),
+        Ok(entry) => return Ok(entry),
         Err(ToolError::NotFound { did_you_mean, .. }) => did_you_mean,
         Err(_) => None,
     };

@@ -33,7 +33,12 @@ fn entry_json(entry: &RegisteredTool) -> Value {
         "name": tool.name(),
         "toolset": entry.toolset(),
         "description": tool.description(),
-        "annotations": tool.annotations().to_json(),
+        // MCP's spelling of the hints, as the MCP declaration writes them.
+        "annotations": entry
+            .declaration(toolsmith::Dialect::Mcp)
+            .ok()
+            .and_then(|declared| declared.get("annotations").cloned())
+            .unwrap_or_else(|| json!({})),
     })
 }
 

@@ -83,7 +83,7 @@ fn named_tools<'r>(
     }
     names
         .iter()
-        .map(|name| find_tool(registry, name).map(AsRef::as_ref))
+        .map(|name| find_tool(registry, name).map(|entry| entry.tool().as_ref()))
         .collect()
 }
 
@@ -147,10 +147,15 @@ fn tool_schemas(
 fn tool_schema(tool: &dyn Tool, dialect: Option<Dialect>) -> Result<Value, UsageError> {
     match dialect {
         Some(dialect) => envelope(tool, dialect).map_err(UsageError::Declare),
-        None => tool.call_schema().map_err(|error| UsageError::Emit {
-            tool: tool.name().to_owned(),
-            error,
-        }),
+        // The reference's shape: an OpenAI-style function envelope over canonical JSON Schema.
+        None => envelope(tool, Dialect::JsonSchema)
+            .map(|function| serde_json::json!({"type": "function", "function": function}))
+            .map_err(|error| match error {
+                toolsmith::EnvelopeError::Schema { tool, error } => {
+                    UsageError::Emit { tool, error }
+                }
+                other => UsageError::Declare(other),
+            }),
     }
 }
 

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Value, json};
 use toolsmith::{
-    Arguments, Definitions, Field, Policy, Registry, RegistryError, StructType, Tool, ToolError,
-    ToolOutput, ToolType, Type, TypeGraph,
+    Arguments, Context, Definitions, Field, Registry, RegistryError, StructType, Tool, ToolError,
+    ToolFuture, ToolOutput, ToolType, Type, TypeGraph,
 };
 use toolsmith_cli::{Exit, run};
 
@@ -226,7 +226,7 @@ fn envelopes(names: &[&str]) -> Value {
     let registry = registry();
     names
         .iter()
-        .map(|name| registry.get(name).unwrap().call_schema().unwrap())
+        .map(|name| function_schema(registry.get(name).unwrap().as_ref()))
         .collect()
 }
 
@@ -326,13 +326,15 @@ impl Tool for DanglingRefTool {
     fn parameters(&self) -> &TypeGraph {
         &self.parameters
     }
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
-        toolsmith::coerce_arguments(&self.parameters, arguments, policy)
-            .map(|coerced| ToolOutput::structured(coerced.value))
-            .map_err(|errors| ToolError::InvalidArguments {
-                tool: self.name().to_owned(),
-                errors,
-            })
+    fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
+        ToolFuture::ready(
+            toolsmith::coerce_arguments(&self.parameters, arguments, context.policy())
+                .map(|coerced| ToolOutput::structured(coerced.value))
+                .map_err(|errors| ToolError::InvalidArguments {
+                    tool: self.name().to_owned(),
+                    errors,
+                }),
+        )
     }
 }
 
@@ -343,7 +345,7 @@ fn schema_of_a_tool_without_a_faithful_schema_is_reported_and_the_others_still_p
     registry.add(Arc::new(Greet)).unwrap();
     let run = run_over(Ok(&registry), &["schema"], b"");
     assert_eq!(run.exit, Exit::Failure);
-    assert_eq!(run.json(), json!([Greet.call_schema().unwrap()]));
+    assert_eq!(run.json(), json!([function_schema(&Greet)]));
     assert_eq!(
         run.stderr,
         "toolsmith: error: the schema of tool `draw` cannot be written: \
@@ -786,4 +788,10 @@ fn call_with_a_dialect_reads_its_wire_shapes_as_no_repairs() {
         (answered.exit, answered.stdout.as_str()),
         (Exit::Success, "abab\n")
     );
+}
+
+/// What `toolsmith schema` prints for a tool without `--dialect`: the reference's function
+/// envelope over canonical JSON Schema.
+fn function_schema(tool: &dyn Tool) -> Value {
+    json!({"type": "function", "function": toolsmith::envelope(tool, toolsmith::Dialect::JsonSchema).unwrap()})
 }

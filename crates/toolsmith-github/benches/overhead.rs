@@ -19,7 +19,7 @@ mod fake_github;
 
 use fake_github::{FakeGitHub, TempDir, gh_env};
 use harness::{Case, report};
-use toolsmith::{Arguments, Policy, Toolset};
+use toolsmith::{Arguments, Context, Policy, ToolExt, Toolset};
 use toolsmith_github::{GitHubCLIToolset, argv};
 
 fn main() -> ExitCode {
@@ -64,7 +64,10 @@ fn main() -> ExitCode {
     // Both must work before either is timed.
     match (
         direct.run(),
-        get_issue.call(Arguments::Text(arguments), &policy),
+        get_issue.call_blocking(
+            Arguments::Text(arguments),
+            Context::new().with_policy(policy.clone()),
+        ),
     ) {
         (Ok(out), Ok(_)) if out.status.success() => {}
         (direct, tool) => {
@@ -81,8 +84,11 @@ fn main() -> ExitCode {
             }),
             Case::new("github_get_issue via Tool::call", || {
                 get_issue
-                    .call(Arguments::Text(arguments), &policy)
-                    .map(|out| out.text.len())
+                    .call_blocking(
+                        Arguments::Text(arguments),
+                        Context::new().with_policy(policy.clone()),
+                    )
+                    .map(|out| out.as_text().len())
                     .unwrap_or(0)
             }),
         ],
@@ -100,7 +106,10 @@ fn main() -> ExitCode {
                 let _ = direct.run();
             };
             let mut run_tool = || {
-                let _ = get_issue.call(Arguments::Text(arguments), &policy);
+                let _ = get_issue.call_blocking(
+                    Arguments::Text(arguments),
+                    Context::new().with_policy(policy.clone()),
+                );
             };
             let (gh_ms, tool_ms) = if i % 2 == 0 {
                 let gh_ms = time(&mut run_gh);

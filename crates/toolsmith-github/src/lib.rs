@@ -119,11 +119,9 @@ impl GitHubCLIToolset {
             unexpected(format!("it is not JSON ({e}): {head:?}"))
         })?;
         let text = render(&value).map_err(unexpected)?;
-        Ok(ToolOutput {
-            text,
-            structured: Some(value),
-            repairs: Vec::new(),
-        })
+        let mut output = ToolOutput::text(text);
+        output.structured = Some(value);
+        Ok(output)
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use fake_github::{FakeGitHub, TOKEN, TempDir, gh_env};
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Policy, Tool, ToolError, ToolOutput, Toolset};
+use toolsmith::{Arguments, Context, Tool, ToolError, ToolExt, ToolOutput, Toolset};
 use toolsmith_github::GitHubCLIToolset;
 
 /// The real gh, pointed at a fresh fake GitHub, with fresh configuration and caches.
@@ -55,19 +55,19 @@ impl GitHub {
             .iter()
             .find(|t| t.name() == tool)
             .unwrap_or_else(|| panic!("no tool {tool}"));
-        tool.call(Arguments::Json(&arguments), &Policy::default())
+        tool.call_blocking(Arguments::Json(&arguments), Context::new())
     }
 
     fn text(&self, tool: &str, arguments: Value) -> String {
         match self.call(tool, arguments) {
-            Ok(output) => output.text,
+            Ok(output) => output.as_text().into_owned(),
             Err(error) => panic!("{tool} failed: {error}"),
         }
     }
 
     fn error(&self, tool: &str, arguments: Value) -> String {
         match self.call(tool, arguments) {
-            Ok(output) => panic!("{tool} succeeded: {}", output.text),
+            Ok(output) => panic!("{tool} succeeded: {}", output.as_text()),
             Err(error) => error.to_model_message(),
         }
     }
@@ -94,7 +94,7 @@ fn list_issues_lists_open_issues_newest_first() {
         .call("github_list_issues", json!({"repo": "octo/hello"}))
         .unwrap();
     assert_eq!(
-        output.text,
+        output.as_text(),
         "Found 3 issue(s):\n\
          #5: Flaky test (OPEN)\n  Labels: bug, ci\n  Assignees: ana, bob\n  URL: https://github.localhost/octo/hello/issues/5\n\
          #2: Add dark mode (OPEN)\n  Labels: enhancement, good first issue\n  URL: https://github.localhost/octo/hello/issues/2\n\
@@ -269,7 +269,7 @@ fn get_issue_shows_state_labels_assignees_url_and_body() {
         )
         .unwrap();
     assert_eq!(
-        output.text,
+        output.as_text(),
         "Issue #5: Flaky test\nState: OPEN\nLabels: bug, ci\nAssignees: ana, bob\n\
          URL: https://github.localhost/octo/hello/issues/5\n\nBody:\nIt fails one run in ten."
     );
@@ -367,7 +367,7 @@ fn api_request_is_a_get_with_the_fields_as_query_parameters() {
         Some(json!([{"number": 3, "title": "Typo in README", "state": "closed"}]))
     );
     assert_eq!(
-        output.text,
+        output.as_text(),
         "[\n  {\n    \"number\": 3,\n    \"title\": \"Typo in README\",\n    \"state\": \"closed\"\n  }\n]"
     );
     let requests = github.fake.requests();
@@ -421,7 +421,7 @@ fn traffic_views_and_clones_show_totals_and_each_period() {
         .call("github_traffic_views", json!({"repo": "octo/hello"}))
         .unwrap();
     assert_eq!(
-        output.text,
+        output.as_text(),
         "Views: 10 total (3 unique)\n  2026-11-30T00:00:00Z: 4 (2 unique)\n  2026-12-01T00:00:00Z: 6 (2 unique)"
     );
     assert_eq!(output.structured.unwrap()["views"][1]["count"], 6);
@@ -756,7 +756,9 @@ fn linking_the_crate_registers_the_github_toolset() {
 #[test]
 fn the_parameters_declare_defaults_enums_and_required_fields() {
     let tools = GitHubCLIToolset::new().into_tools();
-    let list_issues = tools[0].call_schema_object().unwrap();
+    let list_issues =
+        toolsmith::parameters_schema(tools[0].parameters(), toolsmith::Dialect::JsonSchema)
+            .unwrap();
     assert_eq!(list_issues["properties"]["state"]["default"], "open");
     assert_eq!(
         list_issues["$defs"]["IssueState"]["enum"],
@@ -769,15 +771,20 @@ fn the_parameters_declare_defaults_enums_and_required_fields() {
     );
     assert_eq!(list_issues["properties"]["labels"]["default"], json!([]));
     assert_eq!(list_issues["required"], json!([]));
-    let list_prs = tools[1].call_schema_object().unwrap();
+    let list_prs =
+        toolsmith::parameters_schema(tools[1].parameters(), toolsmith::Dialect::JsonSchema)
+            .unwrap();
     assert_eq!(
         list_prs["$defs"]["PRState"]["enum"],
         json!(["open", "closed", "merged", "all"])
     );
-    let get_issue = tools[2].call_schema_object().unwrap();
+    let get_issue =
+        toolsmith::parameters_schema(tools[2].parameters(), toolsmith::Dialect::JsonSchema)
+            .unwrap();
     assert_eq!(get_issue["required"], json!(["issue_number"]));
     assert_eq!(get_issue["properties"]["issue_number"]["minimum"], 1);
-    let views = tools[5].call_schema_object().unwrap();
+    let views = toolsmith::parameters_schema(tools[5].parameters(), toolsmith::Dialect::JsonSchema)
+        .unwrap();
     assert_eq!(views["required"], json!(["repo"]));
     assert_eq!(
         views["$defs"]["TrafficPeriod"]["enum"],

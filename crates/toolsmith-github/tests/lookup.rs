@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use fake_github::{FakeGitHub, TempDir, gh_env};
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Policy, ToolError, ToolOutput, Toolset};
+use toolsmith::{Arguments, Context, ToolError, ToolExt, ToolOutput, Toolset};
 use toolsmith_github::GitHubCLIToolset;
 
 /// A directory gh runs in, holding an executable `gh` that only leaves a marker file behind,
@@ -67,7 +67,7 @@ fn write_executable(path: &Path, text: &str) {
 fn call(toolset: GitHubCLIToolset, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
     let tools = toolset.into_tools();
     let tool = tools.iter().find(|t| t.name() == tool).unwrap();
-    tool.call(Arguments::Json(&arguments), &Policy::default())
+    tool.call_blocking(Arguments::Json(&arguments), Context::new())
 }
 
 fn get_issue_5(toolset: GitHubCLIToolset) -> Result<ToolOutput, ToolError> {
@@ -80,7 +80,7 @@ fn get_issue_5(toolset: GitHubCLIToolset) -> Result<ToolOutput, ToolError> {
 
 fn error_message(result: Result<ToolOutput, ToolError>) -> String {
     match result {
-        Ok(output) => panic!("succeeded: {}", output.text),
+        Ok(output) => panic!("succeeded: {}", output.as_text()),
         Err(error) => error.to_model_message(),
     }
 }
@@ -97,9 +97,9 @@ fn the_default_gh_is_found_on_the_path_it_runs_with() {
     let checkout = Checkout::new("default-on-path");
     let output = get_issue_5(checkout.toolset(&peer)).unwrap();
     assert!(
-        output.text.starts_with("Issue #5: Flaky test"),
+        output.as_text().starts_with("Issue #5: Flaky test"),
         "{}",
-        output.text
+        output.as_text()
     );
     assert_eq!(checkout.fake.operations(), ["IssueByNumber"]);
     assert!(!checkout.planted_gh_ran());
@@ -120,9 +120,9 @@ fn a_gh_planted_in_the_working_directory_never_runs_whatever_path_says() {
         let output = get_issue_5(checkout.toolset(&path))
             .unwrap_or_else(|error| panic!("PATH={path:?}: {error}"));
         assert!(
-            output.text.starts_with("Issue #5: Flaky test"),
+            output.as_text().starts_with("Issue #5: Flaky test"),
             "{}",
-            output.text
+            output.as_text()
         );
         assert!(
             !checkout.planted_gh_ran(),
@@ -138,9 +138,9 @@ fn a_bare_program_name_is_looked_up_on_path_like_the_default() {
     let toolset = checkout.toolset(&format!(".:{peer}")).with_program("gh");
     let output = get_issue_5(toolset).unwrap();
     assert!(
-        output.text.starts_with("Issue #5: Flaky test"),
+        output.as_text().starts_with("Issue #5: Flaky test"),
         "{}",
-        output.text
+        output.as_text()
     );
     assert!(!checkout.planted_gh_ran());
 }
@@ -205,9 +205,9 @@ fn a_gh_that_cannot_be_executed_is_passed_over_for_one_later_on_path() {
     let path = format!("{}:{peer}", bin.display());
     let output = get_issue_5(checkout.toolset(&path)).unwrap();
     assert!(
-        output.text.starts_with("Issue #5: Flaky test"),
+        output.as_text().starts_with("Issue #5: Flaky test"),
         "{}",
-        output.text
+        output.as_text()
     );
 }
 

@@ -168,7 +168,15 @@ impl McpServer {
                 return;
             }
             picking_up.store(true, Ordering::Release);
-            let output = registry.call(&tool, arguments.as_arguments(), &policy);
+            let context = toolsmith::Context::new().with_policy(policy);
+            let output =
+                toolsmith::block_on(registry.call(&tool, arguments.as_arguments(), context))
+                    .unwrap_or_else(|inside| {
+                        Err(ToolError::Unavailable {
+                            tool: tool.clone(),
+                            reason: inside.to_string(),
+                        })
+                    });
             // The caller may have timed out and gone; the answer is then dropped.
             let _ = answer.send(output);
         });
@@ -317,7 +325,7 @@ fn title(name: &str) -> String {
 const REPAIRS_META_KEY: &str = "toolsmith/repairs";
 
 fn success_result(output: ToolOutput) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(output.text)]);
+    let mut result = CallToolResult::success(vec![ContentBlock::text(output.as_text())]);
     // MCP's structuredContent is an object; other structured outputs travel as their JSON text.
     if let Some(structured @ Value::Object(_)) = output.structured {
         result.structured_content = Some(structured);

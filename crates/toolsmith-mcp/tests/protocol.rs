@@ -11,7 +11,7 @@ mod common;
 use common::{ANSWER_WITHIN, Client, text};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use toolsmith::{Arguments, Policy, RepairCode};
+use toolsmith::{Arguments, Context, Policy, RepairCode};
 use toolsmith_mcp::{McpConfig, McpServer};
 
 /// The `_meta` key under which a result lists the repairs made to its arguments.
@@ -23,7 +23,11 @@ fn reader_says(arguments: &str) -> String {
     let (registry, _gate) = common::registry();
     let policy = McpConfig::default().policy().clone();
     registry
-        .call("add", Arguments::Text(arguments), &policy)
+        .call_blocking(
+            "add",
+            Arguments::Text(arguments),
+            Context::new().with_policy(policy.clone()),
+        )
         .unwrap_err()
         .to_model_message()
 }
@@ -317,7 +321,11 @@ async fn a_policy_set_on_the_server_is_the_one_the_reader_applies() {
 fn registry_says_strictly(arguments: &str) -> String {
     let (registry, _gate) = common::registry();
     registry
-        .call("add", Arguments::Text(arguments), &Policy::strict())
+        .call_blocking(
+            "add",
+            Arguments::Text(arguments),
+            Context::new().with_policy(Policy::strict()),
+        )
         .unwrap_err()
         .to_model_message()
 }

@@ -20,7 +20,7 @@ mod harness;
 
 use harness::{Case, report_rounds};
 use serde_json::json;
-use toolsmith::{Arguments, Policy, ToolOutput, Toolset};
+use toolsmith::{Arguments, Context, Policy, ToolExt, ToolOutput, Toolset};
 use toolsmith_text::TextProcessingToolset;
 
 /// The corpus's size, in bytes (it ends at the first line end after this).
@@ -427,7 +427,7 @@ fn run() -> Result<(), String> {
         ours,
         numbers(&wc_chars.output()?),
     )?;
-    let with_newline = |output: ToolOutput| output.text + "\n";
+    let with_newline = |output: ToolOutput| output.as_text().into_owned() + "\n";
     let sorted = with_newline(output(toolset.sort_lines(&text, false, false)));
     check("sort", &sorted, String::from_utf8_lossy(&sort.output()?))?;
     let unique = with_newline(output(toolset.unique_lines(&text, true)));
@@ -484,7 +484,10 @@ fn run() -> Result<(), String> {
         ];
         if !ignore_case {
             cases.push(named("text_grep via Tool::call (JSON arguments)", || {
-                grep_call.call(Arguments::Json(black_box(&arguments)), &policy)
+                grep_call.call_blocking(
+                    Arguments::Json(black_box(&arguments)),
+                    Context::new().with_policy(policy.clone()),
+                )
             }));
         }
         timed(title, FAST_ROUNDS, bytes, cases);

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Policy, Tool, ToolError, ToolOutput, Toolset};
+use toolsmith::{Arguments, Context, Tool, ToolError, ToolExt, ToolOutput, Toolset};
 use toolsmith_text::{DEFAULT_MAX_INPUT_BYTES, DEFAULT_MAX_PATTERN_BYTES, TextProcessingToolset};
 
 fn tool_of(tools: &[Arc<dyn Tool>], name: &str) -> Arc<dyn Tool> {
@@ -21,13 +21,13 @@ fn tool(name: &str) -> Arc<dyn Tool> {
 }
 
 fn call(name: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
-    tool(name).call(Arguments::Json(&arguments), &Policy::default())
+    tool(name).call_blocking(Arguments::Json(&arguments), Context::new())
 }
 
 /// The output text of a call that must succeed.
 fn text(name: &str, arguments: Value) -> String {
     match call(name, arguments) {
-        Ok(output) => output.text,
+        Ok(output) => output.as_text().into_owned(),
         Err(error) => panic!("{name} failed: {}", error.to_model_message()),
     }
 }
@@ -42,7 +42,7 @@ fn structured(name: &str, arguments: Value) -> Value {
 /// The message a model reads for a call that must fail as the tool's own failure.
 fn failure(name: &str, arguments: Value) -> String {
     match call(name, arguments) {
-        Ok(output) => panic!("{name} succeeded with {:?}", output.text),
+        Ok(output) => panic!("{name} succeeded with {:?}", output.as_text()),
         Err(error @ ToolError::Failed { .. }) => error.to_model_message(),
         Err(other) => panic!("{name} failed, but not as the tool: {other:?}"),
     }
@@ -88,7 +88,9 @@ fn every_tool_documents_its_output_and_every_parameter() {
             tool.name(),
             tool.description()
         );
-        let schema = tool.call_schema_object().unwrap();
+        let schema =
+            toolsmith::parameters_schema(tool.parameters(), toolsmith::Dialect::JsonSchema)
+                .unwrap();
         for (name, property) in schema["properties"].as_object().unwrap() {
             let description = property["description"].as_str().unwrap_or_default();
             assert!(
@@ -299,9 +301,9 @@ fn the_regex_size_limit_is_configurable() {
         .with_regex_size_limit(10_000)
         .into_tools();
     let error = tool_of(&tools, "text_grep")
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"text": FRUIT, "pattern": r"\w{50}"})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert!(
@@ -890,7 +892,8 @@ fn summarize_text_lowercases_with_unicode_rules_and_ignores_short_words() {
 
 /// The arguments every tool needs, around `text`.
 fn arguments_for(tool: &dyn Tool, text: &str) -> Value {
-    let schema = tool.call_schema_object().unwrap();
+    let schema =
+        toolsmith::parameters_schema(tool.parameters(), toolsmith::Dialect::JsonSchema).unwrap();
     let mut args = json!({"text": text});
     for (key, value) in [("pattern", json!("x")), ("start_line", json!(1))] {
         if schema["properties"].get(key).is_some() {
@@ -913,9 +916,9 @@ fn the_input_size_limit_is_configurable_and_stated_to_every_caller() {
             tool.name()
         );
         let error = tool
-            .call(
+            .call_blocking(
                 Arguments::Json(&arguments_for(tool.as_ref(), "123456789")),
-                &Policy::default(),
+                Context::new(),
             )
             .unwrap_err();
         let ToolError::InvalidArguments { errors, .. } = &error else {
@@ -930,12 +933,12 @@ fn the_input_size_limit_is_configurable_and_stated_to_every_caller() {
         );
     }
     let fits = tool_of(&tools, "text_wc")
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"text": "12345678"})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap();
-    assert_eq!(fits.text, "Lines: 1, Words: 1, Characters: 8");
+    assert_eq!(fits.as_text(), "Lines: 1, Words: 1, Characters: 8");
 }
 
 #[test]
@@ -955,26 +958,23 @@ fn the_default_input_limit_is_64_mib_whatever_the_callers_policy() {
     // 1.5 MB: more than the default policy's longest string.
     let document = "word ".repeat(300_000);
     let output = wc
-        .call(
-            Arguments::Json(&json!({"text": document})),
-            &Policy::default(),
-        )
+        .call_blocking(Arguments::Json(&json!({"text": document})), Context::new())
         .unwrap();
-    assert_eq!(output.text, "Lines: 1, Words: 300000, Characters: 1500000");
+    assert_eq!(
+        output.as_text(),
+        "Lines: 1, Words: 300000, Characters: 1500000"
+    );
     // As argument text, escaped the most JSON can escape it (six bytes a byte).
     let escaped = json!({"text": "\u{1}".repeat(1 << 20)}).to_string();
     assert!(escaped.len() > 6 << 20);
     let output = wc
-        .call(Arguments::Text(&escaped), &Policy::default())
+        .call_blocking(Arguments::Text(&escaped), Context::new())
         .unwrap();
-    assert_eq!(output.text, "Lines: 1, Words: 1, Characters: 1048576");
+    assert_eq!(output.as_text(), "Lines: 1, Words: 1, Characters: 1048576");
 
     let just_over = "x".repeat(DEFAULT_MAX_INPUT_BYTES + 1);
     let error = wc
-        .call(
-            Arguments::Json(&json!({"text": just_over})),
-            &Policy::default(),
-        )
+        .call_blocking(Arguments::Json(&json!({"text": just_over})), Context::new())
         .unwrap_err();
     assert!(
         error
@@ -1004,9 +1004,9 @@ fn a_pattern_longer_than_the_limit_is_refused_before_it_is_parsed() {
         .into_tools();
     let grep = tool_of(&tools, "text_grep");
     let error = grep
-        .call(
+        .call_blocking(
             Arguments::Json(&json!({"text": FRUIT, "pattern": "apple"})),
-            &Policy::default(),
+            Context::new(),
         )
         .unwrap_err();
     assert!(
@@ -1016,9 +1016,9 @@ fn a_pattern_longer_than_the_limit_is_refused_before_it_is_parsed() {
         "{error}"
     );
     assert!(
-        grep.call(
+        grep.call_blocking(
             Arguments::Json(&json!({"text": FRUIT, "pattern": "appl"})),
-            &Policy::default(),
+            Context::new(),
         )
         .is_ok()
     );

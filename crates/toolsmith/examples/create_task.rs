@@ -4,7 +4,7 @@
 //! Run it with `cargo run -p toolsmith --example create_task`.
 
 use serde::{Deserialize, Serialize};
-use toolsmith::{Arguments, Context, Tool, ToolExt, ToolType};
+use toolsmith::{Arguments, Context, ToolExt, ToolType};
 
 /// How urgent a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToolType)]
@@ -110,6 +110,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use serde_json::json;
+    use toolsmith::Tool;
     use toolsmith::{Describe, testing};
 
     use super::*;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use toolsmith::{Arguments, Context, Policy, Tool, ToolExt, ToolType};
+use toolsmith::{Arguments, Context, Policy, ToolExt, ToolType};
 
 /// A circle.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToolType)]
@@ -116,6 +116,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use serde_json::{Value, json};
+    use toolsmith::Tool;
     use toolsmith::testing;
 
     use super::*;
