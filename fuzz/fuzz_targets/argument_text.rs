@@ -30,7 +30,7 @@ use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use toolsmith::{
-    Arguments, ErrorCode, Limits, Policy, Registry, RepairCode, Tool, ToolError, ToolType,
+    Arguments, Context, ErrorCode, Limits, Policy, Registry, RepairCode, Tool, ToolError, ToolType,
     UnknownKeys, coerce_arguments, parse_arguments,
 };
 
@@ -206,12 +206,19 @@ fn call_agrees_with_coercion(
     text: &str,
     policy: &Policy,
 ) {
-    let expected = coerce_arguments(
-        tool.parameters(),
+    let stated = match tool.limits() {
+        Some(limits) => Policy {
+            limits,
+            ..policy.clone()
+        },
+        None => policy.clone(),
+    };
+    let expected = coerce_arguments(tool.parameters(), Arguments::Text(text), &stated);
+    let called = registry.call_blocking(
+        tool.name(),
         Arguments::Text(text),
-        &tool.arguments_policy(policy),
+        Context::new().with_policy(policy.clone()),
     );
-    let called = registry.call(tool.name(), Arguments::Text(text), policy);
     match (expected, called) {
         (Ok(coerced), Ok(output)) => {
             assert_eq!(
@@ -221,7 +228,7 @@ fn call_agrees_with_coercion(
             let rendered = render(coerced.value.clone());
             assert_eq!(
                 rendered.as_deref(),
-                Some(output.text.as_str()),
+                Some(output.as_text().as_ref()),
                 "the tool got other arguments than coercion's {}, on {text:?}",
                 coerced.value
             );
