@@ -5,8 +5,8 @@
 //!   HTTP server, a short fuzz run, the real-model run);
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
-//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv), and
-//!   cargo-deny (compiled once into `target/xtask-tools`);
+//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv; Node 22
+//!   and the MCP conformance suite), and cargo-deny (compiled once into `target/xtask-tools`);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
 //! - `e2e`: the agent against a real local model (built once into `target/peers/llm`);
 //! - `soak [--ci] [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
@@ -38,6 +38,7 @@ tasks:
                               doctests), docs without warnings, a 15 s soak per part, a
                               20 s fuzz run per target, then e2e
   setup                       install the peers tests run against into target/peers/venv,
+                              Node 22 and the MCP conformance suite into target/peers/node,
                               and cargo-deny into target/xtask-tools (compiled once)
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
                               for N seconds each (default 20)
@@ -146,9 +147,10 @@ fn workspace_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
-/// `cargo xtask setup`: the peer environment, then cargo-deny.
+/// `cargo xtask setup`: the peer environments (Python, then Node), then cargo-deny.
 fn setup(root: &Path) -> Result<(), Error> {
     peers::ensure(root)?;
+    peers::ensure_node(root)?;
     deny::ensure(root).map(|_| ())
 }
 
