@@ -820,6 +820,12 @@ tools-call-sampling   # sampling comes later
     }
 
     #[test]
+    fn ci_skips_the_suite_while_the_example_does_not_exist() {
+        let root = std::env::temp_dir().join("xtask-conformance-no-example");
+        assert_eq!(ci(&root), Ok(()));
+    }
+
+    #[test]
     fn the_committed_list_gives_a_reason_for_every_entry() {
         let root = crate::workspace_root();
         let text = std::fs::read_to_string(expected_failures_file(&root)).unwrap_or_default();
