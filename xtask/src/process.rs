@@ -354,6 +354,31 @@ mod tests {
         assert!(gone(children[0]));
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn a_logged_run_past_its_timeout_is_killed_and_says_so() {
+        let dir = std::env::temp_dir().join(format!("xtask-logged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("out.log");
+        let sh = find_on_path("sh").unwrap();
+        let started = Instant::now();
+        let killed = run_logged(
+            Command::new(&sh).args(["-c", "echo started; sleep 30"]),
+            &log,
+            Duration::from_millis(300),
+        );
+        assert_eq!(killed.unwrap(), None);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let done = run_logged(
+            Command::new(&sh).args(["-c", "echo done >&2; exit 3"]),
+            &log,
+            Duration::from_secs(10),
+        );
+        assert_eq!(done.unwrap().and_then(|status| status.code()), Some(3));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "done\n");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn missing_program_is_not_found_on_path() {
         assert_eq!(find_on_path("xtask-no-such-program-anywhere"), None);
