@@ -25,7 +25,7 @@
 //! let tools = TextProcessingToolset::to_tools();
 //! let wc = tools.iter().find(|tool| tool.name() == "text_wc").expect("text_wc");
 //! let output = testing::call(wc.as_ref(), serde_json::json!({"text": "a b\nc"}))?;
-//! assert_eq!(output.text, "Lines: 2, Words: 3, Characters: 5");
+//! assert_eq!(output.as_text(), "Lines: 2, Words: 3, Characters: 5");
 //! assert_eq!(output.structured, Some(serde_json::json!({"lines": 2, "words": 3, "characters": 5})));
 //! # Ok::<(), toolsmith::ToolError>(())
 //! ```
