@@ -1,13 +1,15 @@
 //! `toolsmith call`: one call of a registered tool, cancelled by Ctrl-C.
 
 use std::borrow::Cow;
+use std::future::Future;
 use std::io::Read;
 use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Value, json};
 use toolsmith::{
-    Arguments, CoerceErrors, Context, Registry, Repair, ThreadPerCall, ToolError, ToolOutput,
+    Arguments, CoerceErrors, Context, InsideRuntime, Registry, Repair, ThreadPerCall, ToolError,
+    ToolOutput,
 };
 
 use crate::error::UsageError;
@@ -81,7 +83,8 @@ impl CallArgs {
         let context = Context::new()
             .with_policy(policy)
             .with_cancellation(interrupt.cancellation().clone());
-        let answered = interrupt.run(registry.call_entry(entry, Arguments::Text(&text), context));
+        let call = registry.call_entry(entry, Arguments::Text(&text), context);
+        let answered = block_on(interrupt.until_given_up(call));
         let interrupted = interrupt.is_interrupted();
         // The watch ends here: from now on SIGINT ends the process as before.
         drop(interrupt);
@@ -126,6 +129,27 @@ impl CallArgs {
             (Err(error), false) => Outcome::Failed(error.to_model_message()),
             (Err(error), true) => Outcome::Invalid(error_json(&error).to_string()),
         }
+    }
+}
+
+/// Runs `future` to its end on this thread, in a tokio runtime of its own (so that async tools
+/// built on tokio work), which is then left without waiting for what the call spawned.
+fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
+    // tokio would panic.
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(InsideRuntime);
+    }
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => {
+            let output = runtime.block_on(future);
+            runtime.shutdown_background();
+            Ok(output)
+        }
+        // Without a runtime, the tools that need none still run.
+        Err(_) => toolsmith::block_on(future),
     }
 }
 

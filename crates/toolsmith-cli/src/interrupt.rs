@@ -64,24 +64,17 @@ impl Interrupt {
         self.cancel.is_cancelled()
     }
 
-    /// Runs `call` to its end on this thread, unless the command gives up on it after an
-    /// interrupt: then `None`.
-    pub fn run<F: std::future::Future>(
-        &self,
-        call: F,
-    ) -> Result<Option<F::Output>, toolsmith::InsideRuntime> {
-        let give_up = self.give_up.cancelled();
-        toolsmith::block_on(async move {
-            let mut call = std::pin::pin!(call);
-            let mut give_up = std::pin::pin!(give_up);
-            std::future::poll_fn(|cx| {
-                if let std::task::Poll::Ready(output) = call.as_mut().poll(cx) {
-                    return std::task::Poll::Ready(Some(output));
-                }
-                give_up.as_mut().poll(cx).map(|()| None)
-            })
-            .await
+    /// `call`'s output, or `None` once the command gives up on it after an interrupt.
+    pub async fn until_given_up<F: std::future::Future>(&self, call: F) -> Option<F::Output> {
+        let mut call = std::pin::pin!(call);
+        let mut give_up = std::pin::pin!(self.give_up.cancelled());
+        std::future::poll_fn(|cx| {
+            if let std::task::Poll::Ready(output) = call.as_mut().poll(cx) {
+                return std::task::Poll::Ready(Some(output));
+            }
+            give_up.as_mut().poll(cx).map(|()| None)
         })
+        .await
     }
 }
 

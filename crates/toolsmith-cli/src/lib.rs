@@ -43,7 +43,7 @@
 //!   exits 130 ([`Exit::Interrupted`]). SIGINT is watched only while the call runs; a sync tool
 //!   runs on a thread of its own ([`ThreadPerCall`](toolsmith::ThreadPerCall)), so that one
 //!   that never looks at its context cannot hold the command, and the call runs in a tokio
-//!   runtime (the facade's `tokio` feature), so that async tools built on tokio work.
+//!   runtime of its own, so that async tools built on tokio work.
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file
 //!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
 //! - `mcp [--http HOST:PORT]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's

@@ -924,3 +924,18 @@ fn schema_from_json_schema_conflicts_with_a_selection() {
     assert_eq!(run.exit, Exit::Usage);
     assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
 }
+
+#[test]
+fn call_inside_an_async_runtime_is_a_failure_saying_why_not_a_panic() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let run = runtime.block_on(async { toolsmith(&["call", "greet", r#"{"name": "Ada"}"#]) });
+    assert_eq!(run.exit, Exit::Failure);
+    assert!(
+        run.stderr
+            .starts_with("Tool `greet` cannot be called now: a blocking call was made from inside an async runtime"),
+        "{}",
+        run.stderr
+    );
+}
