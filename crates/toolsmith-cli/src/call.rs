@@ -1,14 +1,22 @@
-//! `toolsmith call`: one call of a registered tool.
+//! `toolsmith call`: one call of a registered tool, cancelled by Ctrl-C.
 
+use std::borrow::Cow;
+use std::future::Future;
 use std::io::Read;
+use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Value, json};
-use toolsmith::{Arguments, CoerceErrors, Context, Registry, Repair, ToolError, ToolOutput};
+use toolsmith::{
+    Arguments, CoerceErrors, Context, InsideRuntime, Registry, Repair, ThreadPerCall, ToolError,
+    ToolOutput,
+};
 
 use crate::error::UsageError;
 use crate::input::{PolicyArgs, argument_text, find_tool};
+use crate::interrupt::{GRACE, Interrupt};
 use crate::output::{Outcome, repairs_json};
+use crate::select::Renames;
 
 /// The arguments of `toolsmith call`.
 #[derive(Debug, Args)]
@@ -29,13 +37,22 @@ pub struct CallArgs {
     quiet: bool,
     #[command(flatten)]
     policy: PolicyArgs,
+    #[command(flatten)]
+    renames: Renames,
 }
 
 impl CallArgs {
-    /// Calls the tool: its output, or why the call failed.
+    /// Calls the tool: its output, or why the call failed, or that it was interrupted.
     pub fn run(&self, registry: &Registry, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
+        // A sync tool runs on a thread of its own, so that this thread can end the command at
+        // Ctrl-C even when the tool does not look at its context.
+        let registry = self
+            .renames
+            .apply(Cow::Borrowed(registry))?
+            .into_owned()
+            .with_offload(Arc::new(ThreadPerCall));
         // An unknown name is a usage problem, found before stdin is read.
-        let entry = find_tool(registry, &self.tool)?;
+        let entry = find_tool(&registry, &self.tool)?;
         let policy = self.policy.policy();
         let given = self.arguments.as_deref().unwrap_or("{}");
         // Stdin is read as far as the tool reads arguments: under its own limits where it
@@ -44,23 +61,65 @@ impl CallArgs {
             .tool()
             .limits()
             .map_or(policy.limits.max_input_bytes, |l| l.max_input_bytes);
-        let result = match argument_text(given, stdin, limit)? {
-            Ok(text) => {
-                let context = Context::new().with_policy(policy);
-                toolsmith::block_on(registry.call_entry(entry, Arguments::Text(&text), context))
-                    .unwrap_or_else(|inside| {
-                        Err(ToolError::Unavailable {
-                            tool: self.tool.clone(),
-                            reason: inside.to_string(),
-                        })
-                    })
+        let text = match argument_text(given, stdin, limit)? {
+            Ok(text) => text,
+            Err(error) => {
+                let error = ToolError::InvalidArguments {
+                    tool: self.tool.clone(),
+                    errors: CoerceErrors(vec![error]),
+                };
+                return Ok(self.outcome(Err(error)));
             }
-            Err(error) => Err(ToolError::InvalidArguments {
-                tool: self.tool.clone(),
-                errors: CoerceErrors(vec![error]),
-            }),
         };
-        Ok(match (result, self.json) {
+        let (interrupt, warning) = match Interrupt::watch() {
+            Ok(interrupt) => (interrupt, None),
+            Err(error) => (
+                Interrupt::never(),
+                Some(format!(
+                    "toolsmith: warning: Ctrl-C cannot cancel the call: {error}"
+                )),
+            ),
+        };
+        let context = Context::new()
+            .with_policy(policy)
+            .with_cancellation(interrupt.cancellation().clone());
+        let call = registry.call_entry(entry, Arguments::Text(&text), context);
+        let answered = block_on(interrupt.until_given_up(call));
+        let interrupted = interrupt.is_interrupted();
+        // The watch ends here: from now on SIGINT ends the process as before.
+        drop(interrupt);
+        let outcome = match (answered, interrupted) {
+            (Err(inside), _) => self.outcome(Err(ToolError::Unavailable {
+                tool: self.tool.clone(),
+                reason: inside.to_string(),
+            })),
+            (Ok(answer), true) => {
+                let stopped = if answer.is_some() {
+                    String::new()
+                } else {
+                    format!(
+                        "; it had not stopped after {} s, and the command ends without its \
+                         answer",
+                        GRACE.as_secs()
+                    )
+                };
+                Outcome::Interrupted(format!(
+                    "toolsmith: interrupted (SIGINT): the call of `{}` was cancelled{stopped}",
+                    self.tool
+                ))
+            }
+            (Ok(Some(result)), false) => self.outcome(result),
+            // The command gives up on a call only once it is interrupted.
+            (Ok(None), false) => self.outcome(Err(ToolError::Cancelled {
+                tool: self.tool.clone(),
+            })),
+        };
+        Ok(outcome.after_warnings(warning.into_iter().collect()))
+    }
+
+    /// What the call's answer prints.
+    fn outcome(&self, result: Result<ToolOutput, ToolError>) -> Outcome {
+        match (result, self.json) {
             (Ok(output), false) if self.quiet => Outcome::Success(output.as_text().into_owned()),
             (Ok(output), false) => {
                 let repairs = output.repairs.iter().map(repair_line).collect();
@@ -69,7 +128,28 @@ impl CallArgs {
             (Ok(output), true) => Outcome::Success(output_json(output).to_string()),
             (Err(error), false) => Outcome::Failed(error.to_model_message()),
             (Err(error), true) => Outcome::Invalid(error_json(&error).to_string()),
-        })
+        }
+    }
+}
+
+/// Runs `future` to its end on this thread, in a tokio runtime of its own (so that async tools
+/// built on tokio work), which is then left without waiting for what the call spawned.
+fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
+    // tokio would panic.
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(InsideRuntime);
+    }
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => {
+            let output = runtime.block_on(future);
+            runtime.shutdown_background();
+            Ok(output)
+        }
+        // Without a runtime, the tools that need none still run.
+        Err(_) => toolsmith::block_on(future),
     }
 }
 

@@ -44,6 +44,19 @@ pub enum UsageError {
     Write(std::io::Error),
     /// JSON could not be printed.
     Print(serde_json::Error),
+    /// A `--tools`, `--rename` or `--prefix` cannot be applied (a pattern that matches no tool,
+    /// a name taken twice).
+    Select {
+        /// The flag.
+        flag: &'static str,
+        /// Why.
+        error: RegistryError,
+    },
+    /// The statistics file cannot be written.
+    Stats {
+        path: PathBuf,
+        error: std::io::Error,
+    },
     /// The MCP server could not start or stopped early.
     Serve(String),
     /// The agent's base URL cannot be used.
@@ -97,6 +110,18 @@ impl fmt::Display for UsageError {
             }
             UsageError::Write(error) => write!(f, "cannot write to stdout: {error}"),
             UsageError::Print(error) => write!(f, "cannot print the JSON: {error}"),
+            UsageError::Select {
+                flag,
+                error: RegistryError::DuplicateName { name, .. },
+            } => write!(f, "`{flag}`: two tools would be named `{name}`"),
+            UsageError::Select { flag, error } => write!(f, "`{flag}`: {error}"),
+            UsageError::Stats { path, error } => {
+                write!(
+                    f,
+                    "cannot write the statistics to `{}`: {error}",
+                    path.display()
+                )
+            }
             UsageError::Serve(why) => write!(f, "cannot serve MCP: {why}"),
             UsageError::BaseUrl(why) => write!(f, "--base-url: {why}"),
         }

@@ -11,11 +11,17 @@
 //! - `list [--json]`: the registered tools, one aligned line each (name, toolset, the first
 //!   sentence of the description, never cut inside it), or a JSON array of `{name, toolset,
 //!   description, annotations}`.
+//! - `list`, `schema` and `mcp` take `--tools PATTERN` (repeatable; `*` stands for any run of
+//!   characters): only the tools a pattern matches ([`Registry::select`]; a pattern matching
+//!   none is a usage error). They and `call` take `--rename OLD=NEW` (repeatable, in order) and
+//!   `--prefix P` (after the renames): the tools under new names ([`Registry::renamed`],
+//!   [`Registry::prefixed`]), which is what a model sees, calls and reads in errors.
 //! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
 //!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
 //!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
-//!   or OpenAI-style functions over canonical JSON Schema
-//!   ([`Tool::call_schema`](toolsmith::Tool::call_schema)) without `--dialect`;
+//!   or OpenAI-style functions over canonical JSON Schema (`{"type": "function", "function":
+//!   DECLARATION}`, the declaration in [`Dialect::JsonSchema`](toolsmith::Dialect::JsonSchema))
+//!   without `--dialect`;
 //!   `schema --from-json-schema FILE [--dialect D]`: a JSON Schema file re-emitted in D
 //!   (canonical without it). A file is imported leniently, each liberty the import took one
 //!   `toolsmith: warning:` line on stderr; `--strict-import` refuses them instead. `--lint` prints instead what receiver D (every receiver, without
@@ -31,7 +37,13 @@
 //!   `--json` it prints `{"ok": true, "text", "structured", "repairs"}`, or the error's
 //!   [`to_json`](toolsmith::ToolError::to_json) with `"ok": false`, on stdout. `--dialect D`
 //!   (also on `coerce`) reads receiver D's wire shapes (`null` for an omitted optional) as no
-//!   repairs, so `--strict` accepts what D was told to send.
+//!   repairs, so `--strict` accepts what D was told to send. SIGINT (Ctrl-C) cancels the call's
+//!   [`Context`](toolsmith::Context): the command waits up to 2 s for the tool to stop (not at
+//!   all after a second SIGINT), says `toolsmith: interrupted (SIGINT): ...` on stderr and
+//!   exits 130 ([`Exit::Interrupted`]). SIGINT is watched only while the call runs; a sync tool
+//!   runs on a thread of its own ([`ThreadPerCall`](toolsmith::ThreadPerCall)), so that one
+//!   that never looks at its context cannot hold the command, and the call runs in a tokio
+//!   runtime of its own, so that async tools built on tokio work.
 //! - `coerce --schema FILE [ARGS_JSON | -]`: tool arguments coerced against a JSON Schema file
 //!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
 //! - `mcp [--http HOST:PORT]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's
@@ -43,7 +55,11 @@
 //!   `--max-request-bytes`, `--max-concurrent-calls` and `--call-timeout` set the limits of both
 //!   transports, `--max-connections`, `--header-timeout`, `--body-timeout`, `--idle-timeout`
 //!   and `--shutdown-timeout` those of HTTP. A limit of 0 is a usage error. The server's log
-//!   events (the address, accept errors, a shutdown) are printed on stderr.
+//!   events (the address, accept errors, a shutdown) are printed on stderr. Over stdio too,
+//!   SIGTERM and SIGINT stop it (exit 0). `--stats FILE` counts calls, repairs and errors per
+//!   tool and code ([`toolsmith::Stats`], its layer outside every other so that a caught panic
+//!   counts) and writes them to FILE: at once, on SIGUSR1 and when the server stops, each time
+//!   as a whole file renamed over the old one.
 //! - `agent [--base-url URL] [--model NAME] [--tools NAME]... [--max-steps N] [--json] QUESTION`:
 //!   the question answered by a model behind an OpenAI-compatible API, over the registered tools
 //!   (or those named), with [`toolsmith_agent::ReAct`]. The base URL and model default to
@@ -53,8 +69,9 @@
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage
-//! problem (a bad command line, an unknown tool, a file that cannot be read or imported, a
-//! registry that cannot be built), with the message on stderr. A stdout whose reader has gone
+//! problem (a bad command line, an unknown tool, a pattern or a rename that selects nothing, a
+//! file that cannot be read, imported or written, a registry that cannot be built), with the
+//! message on stderr; 130 a call interrupted by SIGINT. A stdout whose reader has gone
 //! (`toolsmith list --json | head -1`) ends a command quietly, with the status it would have had
 //! (0 for a listing): the reader took what it wanted, as with `ripgrep` and `git log`.
 //!
@@ -88,10 +105,13 @@ mod call;
 mod coerce;
 mod error;
 mod input;
+mod interrupt;
 mod list;
 mod mcp;
 mod output;
 mod schema;
+mod select;
+mod stats;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -113,6 +133,9 @@ pub enum Exit {
     /// 2: a usage problem: a bad command line, an unknown tool, a file that cannot be read or
     /// imported, a registry that cannot be built.
     Usage,
+    /// 130 (128 + SIGINT, as shells report a process Ctrl-C ended): `call` was interrupted, and
+    /// the call cancelled.
+    Interrupted,
 }
 
 impl Exit {
@@ -122,6 +145,7 @@ impl Exit {
             Exit::Success => 0,
             Exit::Failure => 1,
             Exit::Usage => 2,
+            Exit::Interrupted => 130,
         }
     }
 }
@@ -159,7 +183,8 @@ enum Command {
     /// Prints the tool's output (exit 0), and each repair the arguments needed on stderr, one a
     /// line (none with `--quiet`). When the arguments are invalid or the tool fails, prints the
     /// message a model would read on stderr (exit 1); with `--json`, prints one JSON object on
-    /// stdout either way.
+    /// stdout either way. Ctrl-C cancels the call (the tool is told, and has 2 s to stop; a
+    /// second Ctrl-C does not wait) and exits 130.
     Call(call::CallArgs),
     /// Coerce tool arguments against a JSON Schema.
     ///
@@ -169,8 +194,10 @@ enum Command {
     /// Serve the tools over MCP: stdio, or streamable HTTP with `--http HOST:PORT`.
     ///
     /// Over stdio, stdout carries only protocol messages; the server runs until the client
-    /// closes stdin. Over HTTP it is stateless (any instance can answer any request), prints the
-    /// address it listens on, and stops on SIGTERM or SIGINT, letting calls in flight finish.
+    /// closes stdin, or SIGTERM or SIGINT. Over HTTP it is stateless (any instance can answer
+    /// any request), prints the address it listens on, and stops on SIGTERM or SIGINT, letting
+    /// calls in flight finish. `--tools`, `--rename` and `--prefix` choose what is served;
+    /// `--stats FILE` writes the calls' repairs and errors to FILE.
     Mcp(mcp::McpArgs),
     /// Answer a question with a model over the registered tools.
     ///
@@ -236,6 +263,10 @@ fn print(outcome: Outcome, stdout: &mut dyn Write, stderr: &mut dyn Write) -> Ex
             // Nothing more can be reported if stderr is gone; the exit status still says it.
             let _ = write_text(stderr, &message);
             Exit::Failure
+        }
+        Outcome::Interrupted(message) => {
+            let _ = write_text(stderr, &message);
+            Exit::Interrupted
         }
         Outcome::Warned { warnings, outcome } => {
             // Warnings are advice: a stderr that is gone does not change the outcome.

@@ -6,6 +6,7 @@ use toolsmith::{RegisteredTool, Registry};
 
 use crate::error::UsageError;
 use crate::output::Outcome;
+use crate::select::ToolSelection;
 
 /// The arguments of `toolsmith list`.
 #[derive(Debug, Args)]
@@ -14,11 +15,15 @@ pub struct ListArgs {
     /// order.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    selection: ToolSelection,
 }
 
 impl ListArgs {
-    /// Every tool of `registry`, in its order.
+    /// Every tool of `registry` (those selected), in its order.
     pub fn run(&self, registry: &Registry) -> Result<Outcome, UsageError> {
+        let registry = self.selection.apply(registry)?;
+        let registry = registry.as_ref();
         if self.json {
             Outcome::document(&Value::Array(registry.iter().map(entry_json).collect()))
         } else {
@@ -30,7 +35,7 @@ impl ListArgs {
 fn entry_json(entry: &RegisteredTool) -> Value {
     let tool = entry.tool();
     json!({
-        "name": tool.name(),
+        "name": entry.name(),
         "toolset": entry.toolset(),
         "description": tool.description(),
         // MCP's spelling of the hints, as the MCP declaration writes them.
@@ -49,7 +54,7 @@ fn table(registry: &Registry) -> String {
         .map(|entry| {
             let tool = entry.tool();
             [
-                tool.name(),
+                entry.name(),
                 entry.toolset().unwrap_or("-"),
                 summary(tool.description()),
             ]

@@ -1,11 +1,13 @@
 //! `toolsmith mcp`: the registered tools served over MCP, on stdio or streamable HTTP.
 
 use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 use toolsmith::Registry;
-use toolsmith_mcp::{McpConfig, ServeError};
+use toolsmith_mcp::{McpConfig, McpServer, ServeError};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::fmt::format::Writer;
@@ -15,6 +17,8 @@ use tracing_subscriber::registry::LookupSpan;
 
 use crate::error::UsageError;
 use crate::output::Outcome;
+use crate::select::ToolSelection;
+use crate::stats::StatsFile;
 
 /// The arguments of `toolsmith mcp`.
 #[derive(Debug, Args)]
@@ -77,10 +81,18 @@ pub struct McpArgs {
     #[arg(long, value_name = "N", value_parser = count,
           default_value_t = McpConfig::DEFAULT_MAX_QUEUED_CALLS)]
     max_queued_calls: usize,
+    /// Count the calls, their repairs and their errors, per tool and code, and write them to
+    /// FILE as JSON: at once (no calls yet), on SIGUSR1, and when the server stops. Each write
+    /// replaces the file whole (a file beside it, renamed over it).
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    #[command(flatten)]
+    selection: ToolSelection,
 }
 
 impl McpArgs {
-    /// Serves `registry` until the client closes stdin or, over HTTP, until SIGTERM or SIGINT.
+    /// Serves `registry` (its tools as selected and renamed) until the client closes stdin or,
+    /// over HTTP, until SIGTERM or SIGINT (over stdio too); writes the statistics at the end.
     pub fn run(&self, registry: &Registry) -> Result<Outcome, UsageError> {
         log_to_stderr();
         let config = McpConfig::default()
@@ -95,13 +107,98 @@ impl McpArgs {
             .with_idle_timeout(self.idle_timeout.0)
             .with_shutdown_timeout(self.shutdown_timeout.0)
             .with_max_queued_calls(self.max_queued_calls);
-        let served = match &self.http {
-            Some(addr) => toolsmith_mcp::serve_http(registry.clone(), addr, config),
-            None => toolsmith_mcp::serve_stdio_with(registry.clone(), config),
+        let registry = self.selection.apply(registry)?.into_owned();
+        let stats = match &self.stats {
+            Some(path) => Some(Arc::new(StatsFile::create(path)?)),
+            None => None,
         };
-        served.map_err(|error| UsageError::Serve(in_flags(&error)))?;
+        let registry = match &stats {
+            Some(stats) => stats.count(registry),
+            None => registry,
+        };
+        let server = McpServer::new(registry, config).map_err(|e| serve_error(&e))?;
+        // As `toolsmith_mcp::serve_stdio` and `serve_http` do: one client's messages on one
+        // thread; HTTP's many clients on as many threads as there are cores.
+        let mut runtime = match self.http {
+            Some(_) => tokio::runtime::Builder::new_multi_thread(),
+            None => tokio::runtime::Builder::new_current_thread(),
+        };
+        let runtime = runtime.enable_all().build().map_err(|error| {
+            UsageError::Serve(format!("cannot start the async runtime: {error}"))
+        })?;
+        let served = runtime.block_on(self.serve(&server, stats.clone()));
+        // Tools still running (past their timeout, or dropped at shutdown) must not keep the
+        // process alive.
+        runtime.shutdown_background();
+        // Written whatever ended the server: what was counted is kept.
+        let written = stats.map_or(Ok(()), |stats| write_stats(&stats));
+        served.and(written)?;
         Ok(Outcome::Success(String::new()))
     }
+
+    /// Serves until the client leaves or, over HTTP, until SIGTERM or SIGINT; over stdio,
+    /// SIGTERM and SIGINT end the wait for the client.
+    async fn serve(
+        &self,
+        server: &McpServer,
+        stats: Option<Arc<StatsFile>>,
+    ) -> Result<(), UsageError> {
+        // Installed before serving: a signal sent once the server answers is not missed.
+        let shutdown = toolsmith_mcp::shutdown_signal().map_err(|e| serve_error(&e))?;
+        if let Some(stats) = stats {
+            write_on_sigusr1(stats)?;
+        }
+        let served = match &self.http {
+            Some(addr) => match toolsmith_mcp::bind_http(addr).await {
+                Ok(listener) => server.serve_http(listener, shutdown).await,
+                Err(error) => Err(error),
+            },
+            None => tokio::select! {
+                served = server.serve_stdio() => served,
+                () = shutdown => Ok(()),
+            },
+        };
+        served.map_err(|e| serve_error(&e))
+    }
+}
+
+/// Writes the statistics, saying so on stderr.
+fn write_stats(stats: &StatsFile) -> Result<(), UsageError> {
+    stats.write()?;
+    tracing::info!("wrote the statistics to `{}`", stats.path().display());
+    Ok(())
+}
+
+/// Writes the statistics at every SIGUSR1, from now on (a failure is said on stderr, and the
+/// server goes on).
+#[cfg(unix)]
+fn write_on_sigusr1(stats: Arc<StatsFile>) -> Result<(), UsageError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut signals = signal(SignalKind::user_defined1()).map_err(|error| {
+        UsageError::Serve(format!("cannot install the handler of SIGUSR1: {error}"))
+    })?;
+    tokio::spawn(async move {
+        while signals.recv().await.is_some() {
+            let stats = Arc::clone(&stats);
+            // A write to disk, off the server's threads.
+            let written = tokio::task::spawn_blocking(move || write_stats(&stats)).await;
+            if let Ok(Err(error)) = written {
+                tracing::warn!("{error}");
+            }
+        }
+    });
+    Ok(())
+}
+
+/// No SIGUSR1 here: the statistics are written when the server stops.
+#[cfg(not(unix))]
+fn write_on_sigusr1(_stats: Arc<StatsFile>) -> Result<(), UsageError> {
+    Ok(())
+}
+
+/// A server error as the command line says it.
+fn serve_error(error: &ServeError) -> UsageError {
+    UsageError::Serve(in_flags(error))
 }
 
 /// `error` as the command line says it: a setting of the server by the flag that set it.
@@ -170,6 +267,7 @@ fn duration(text: &str) -> Option<Duration> {
 fn log_to_stderr() {
     let events = Targets::new()
         .with_target("toolsmith_mcp", Level::INFO)
+        .with_target("toolsmith_cli", Level::INFO)
         .with_default(Level::ERROR);
     let printed = tracing_subscriber::fmt::layer()
         .event_format(Line)

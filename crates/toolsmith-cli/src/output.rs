@@ -16,6 +16,9 @@ pub enum Outcome {
     /// The tool arguments are invalid or the tool failed: this message on stderr says why
     /// (exit 1).
     Failed(String),
+    /// The command was interrupted (SIGINT): this message on stderr says what was stopped
+    /// (exit 130).
+    Interrupted(String),
     /// Part of the job was done: `done` on stdout, and `problems` on stderr say what was not
     /// (exit 1).
     Partial {

@@ -1,17 +1,19 @@
 //! `toolsmith schema`: the schemas of registered tools in a receiver's dialect, a JSON Schema file
 //! re-emitted in one, or what each receiver would refuse (`--lint`).
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::Value;
 use toolsmith::{
-    Dialect, Finding, FindingCode, LintTool, Registry, Tool, emit, envelope, lint, lint_tools,
+    Dialect, Finding, FindingCode, LintTool, RegisteredTool, Registry, emit, lint, lint_tools,
 };
 
 use crate::error::UsageError;
 use crate::input::{find_tool, load_schema, parse_dialect};
 use crate::output::{Outcome, pretty};
+use crate::select::ToolSelection;
 
 /// The arguments of `toolsmith schema`.
 #[derive(Debug, Args)]
@@ -23,7 +25,7 @@ pub struct SchemaArgs {
     #[arg(
         long = "from-json-schema",
         value_name = "FILE",
-        conflicts_with = "tools"
+        conflicts_with_all = ["tools", "patterns", "renames", "prefix"]
     )]
     from_json_schema: Option<PathBuf>,
     /// The receiver to write for: json-schema, openai, openai-strict, anthropic,
@@ -42,6 +44,8 @@ pub struct SchemaArgs {
     /// With --from-json-schema --lint: the tool name to check too (a file has none of its own).
     #[arg(long, value_name = "NAME", requires = "from_json_schema")]
     name: Option<String>,
+    #[command(flatten)]
+    selection: ToolSelection,
 }
 
 impl SchemaArgs {
@@ -59,13 +63,18 @@ impl SchemaArgs {
             (Some(path), true) => {
                 lint_file(path, self.name.as_deref(), &dialects, self.strict_import)
             }
-            (None, false) => tool_schemas(registry()?, &self.tools, self.dialect),
+            (None, false) => {
+                let registry = self.selection.apply(registry()?)?;
+                tool_schemas(&registry, &self.tools, self.dialect)
+            }
             (None, true) => {
-                let registry = registry()?;
-                let tools = named_tools(registry, &self.tools)?;
+                let registry = self.selection.apply(registry()?)?;
+                let tools = named_tools(&registry, &self.tools)?;
                 let findings = dialects
                     .iter()
-                    .flat_map(|&dialect| lint_tools(tools.iter().copied(), dialect))
+                    .flat_map(|&dialect| {
+                        lint_tools(tools.iter().map(|entry| entry.tool().as_ref()), dialect)
+                    })
                     .collect();
                 Ok(findings_outcome(findings))
             }
@@ -77,14 +86,11 @@ impl SchemaArgs {
 fn named_tools<'r>(
     registry: &'r Registry,
     names: &[String],
-) -> Result<Vec<&'r dyn Tool>, UsageError> {
+) -> Result<Vec<&'r RegisteredTool>, UsageError> {
     if names.is_empty() {
-        return Ok(registry.iter().map(|entry| entry.tool().as_ref()).collect());
+        return Ok(registry.iter().collect());
     }
-    names
-        .iter()
-        .map(|name| find_tool(registry, name).map(|entry| entry.tool().as_ref()))
-        .collect()
+    names.iter().map(|name| find_tool(registry, name)).collect()
 }
 
 /// Findings one a line on stdout, exit 1; nothing and exit 0 when there are none.
@@ -127,8 +133,8 @@ fn tool_schemas(
 ) -> Result<Outcome, UsageError> {
     let mut schemas = Vec::new();
     let mut problems = Vec::new();
-    for tool in named_tools(registry, names)? {
-        match tool_schema(tool, dialect) {
+    for entry in named_tools(registry, names)? {
+        match tool_schema(entry, dialect) {
             Ok(schema) => schemas.push(schema),
             Err(problem) => problems.push(format!("toolsmith: error: {problem}")),
         }
@@ -143,12 +149,16 @@ fn tool_schemas(
     })
 }
 
-/// The schema printed for one tool.
-fn tool_schema(tool: &dyn Tool, dialect: Option<Dialect>) -> Result<Value, UsageError> {
+/// The schema printed for one tool (the registry's declaration, under the name it has there).
+fn tool_schema(entry: &RegisteredTool, dialect: Option<Dialect>) -> Result<Value, UsageError> {
     match dialect {
-        Some(dialect) => envelope(tool, dialect).map_err(UsageError::Declare),
+        Some(dialect) => entry
+            .declaration(dialect)
+            .map(Cow::into_owned)
+            .map_err(UsageError::Declare),
         // The reference's shape: an OpenAI-style function envelope over canonical JSON Schema.
-        None => envelope(tool, Dialect::JsonSchema)
+        None => entry
+            .declaration(Dialect::JsonSchema)
             .map(|function| serde_json::json!({"type": "function", "function": function}))
             .map_err(|error| match error {
                 toolsmith::EnvelopeError::Schema { tool, error } => {

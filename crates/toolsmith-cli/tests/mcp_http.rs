@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
@@ -347,6 +349,47 @@ fn sigint_stops_the_server_with_status_0() {
 }
 
 #[test]
+fn stats_are_written_on_sigusr1_and_when_sigterm_stops_the_server() {
+    if system_program("kill").is_none() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("toolsmith-http-stats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("stats.json");
+    let read =
+        || -> Value { serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap() };
+    let mut served = Served::binary(&["--stats", file.to_str().unwrap()]);
+    assert_eq!(read(), json!({"tools": {}}));
+    answers_a_call(served.addr);
+    served.signal("USR1");
+    let written = format!("toolsmith: wrote the statistics to `{}`", file.display());
+    served.stderr_until(&written);
+    assert_eq!(read()["tools"]["text_wc"]["calls"], 1);
+
+    let messy = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                       "params": {"name": "text_wc", "arguments": {"text": "a", "chars_only": "yes", "lines": 1}}});
+    let (status, body) = post(served.addr, &messy.to_string());
+    assert_eq!(status, 200, "{body}");
+    served.signal("TERM");
+    let exit = served.exited_within(PATIENCE).expect("exited");
+    assert_eq!(exit.code(), Some(0), "{exit}");
+    // Once the server has stopped, whatever stopped it.
+    let stderr = served.rest_of_stderr();
+    assert_eq!(stderr[0], "toolsmith: received SIGTERM", "{stderr:?}");
+    assert_eq!(stderr[stderr.len() - 2..], ["toolsmith: stopped", &written]);
+    let stats = read();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        stats,
+        json!({"tools": {"text_wc": {
+            "calls": 2, "succeeded": 1, "repaired": 0, "repairs": {},
+            "errors": {"invalid_arguments": 1},
+            "argument_errors": {"extra_forbidden": 1},
+        }}})
+    );
+}
+
+#[test]
 fn a_call_running_past_the_shutdown_timeout_does_not_keep_the_process_alive() {
     if system_program("kill").is_none() {
         return;
@@ -679,11 +722,7 @@ struct Step {
 
 /// The README's `curl` session: its commands (continuation lines joined) and their outputs.
 fn readme_session() -> Vec<Step> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .unwrap();
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = common::readme();
     let start = readme
         .find("<!-- readme-curl-session")
         .expect("the session's marker");
@@ -714,37 +753,6 @@ fn readme_session() -> Vec<Step> {
         }
     }
     steps
-}
-
-/// A command line as a shell splits it: words, with single quotes taken literally.
-fn words(command: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut quoted = false;
-    for c in command.chars() {
-        match c {
-            '\'' => {
-                quoted = !quoted;
-                in_word = true;
-            }
-            c if c.is_whitespace() && !quoted => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            c => {
-                word.push(c);
-                in_word = true;
-            }
-        }
-    }
-    assert!(!quoted, "an unclosed quote in {command}");
-    if in_word {
-        words.push(word);
-    }
-    words
 }
 
 #[test]
@@ -778,7 +786,7 @@ fn the_readme_curl_session_runs_as_written() {
     );
     let mut methods = Vec::new();
     for step in calls {
-        let args = words(&step.command);
+        let args = common::words(&step.command);
         assert_eq!(args[0], "curl", "{}", step.command);
         let args: Vec<String> = args[1..].iter().map(|arg| on_our_port(arg)).collect();
         let output = Command::new(&curl).args(&args).output().unwrap();

@@ -1,18 +1,17 @@
-//! The README's `toolsmith coerce` example prints what the README shows.
+//! The README's command lines print what the README shows: the `toolsmith coerce` example, the
+//! session of `list` and `call` with `--tools`, `--rename` and `--prefix`, and the statistics
+//! file `toolsmith mcp --stats` writes.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-use std::process::Command;
+mod common;
 
-use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
 
-fn repo_root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("crates/toolsmith-cli sits two levels below the repository root")
-}
+use serde_json::{Value, json};
+
+use common::{block_after, readme, repo_root, words};
 
 /// The text between the first occurrence of `start` and the next `end` after it.
 fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
@@ -23,7 +22,7 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> &'a str {
 
 #[test]
 fn readme_coerce_example_prints_what_the_readme_shows() {
-    let readme = std::fs::read_to_string(repo_root().join("README.md")).unwrap();
+    let readme = readme();
     let command = between(&readme, "cargo run -p toolsmith-cli -- coerce", "\n\n");
     let schema_path = between(command, "--schema ", " ");
     let arguments = between(command, "'", "'");
@@ -43,4 +42,80 @@ fn readme_coerce_example_prints_what_the_readme_shows() {
     assert!(output.status.success(), "{output:?}");
     let printed: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(printed, shown);
+}
+
+#[test]
+fn readme_cli_session_prints_what_the_readme_shows() {
+    let readme = readme();
+    let session = block_after(&readme, "readme-cli-session", "console");
+    let mut commands = 0;
+    for step in session.split("\n$ ") {
+        let (command, shown) = step.split_once('\n').unwrap();
+        let args = words(command.trim_start_matches("$ "));
+        assert_eq!(args[0], "toolsmith", "{command}");
+        let output = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        let printed = [output.stdout, output.stderr].concat();
+        assert_eq!(
+            String::from_utf8(printed).unwrap().trim_end(),
+            shown,
+            "{command}"
+        );
+        commands += 1;
+    }
+    assert_eq!(commands, 3);
+}
+
+#[test]
+fn readme_mcp_stats_command_writes_the_file_the_readme_shows() {
+    let readme = readme();
+    let command = block_after(&readme, "readme-mcp-stats", "sh");
+    let shown: Value = serde_json::from_str(between(
+        &readme[readme.find("<!-- readme-mcp-stats").unwrap()..],
+        "```json\n",
+        "\n```",
+    ))
+    .unwrap();
+    let args = words(command);
+    assert_eq!(args[..2], ["toolsmith", "mcp"], "{command}");
+    // In a directory of its own: the command writes `stats.json` where it runs.
+    let dir = std::env::temp_dir().join(format!("toolsmith-readme-stats-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut server = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .current_dir(&dir)
+        .args(&args[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.stdout.take().unwrap()).lines();
+    let call = |id: i64, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "text_wc", "arguments": arguments}})
+    };
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        call(1, json!({"text": "a b", "lines_only": "true"})),
+        call(2, json!({"txt": "a b"})),
+    ];
+    for line in &lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    // The three answers, then the client leaves.
+    for _ in 0..3 {
+        stdout.next().unwrap().unwrap();
+    }
+    drop(stdin);
+    assert!(server.wait().unwrap().success());
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("stats.json")).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(written, shown);
 }

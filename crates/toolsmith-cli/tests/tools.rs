@@ -795,3 +795,147 @@ fn call_with_a_dialect_reads_its_wire_shapes_as_no_repairs() {
 fn function_schema(tool: &dyn Tool) -> Value {
     json!({"type": "function", "function": toolsmith::envelope(tool, toolsmith::Dialect::JsonSchema).unwrap()})
 }
+
+// ---- --tools, --rename, --prefix ----
+
+#[test]
+fn list_tools_keeps_the_tools_any_pattern_matches_in_registry_order() {
+    let run = toolsmith(&["list", "--tools", "calc_*", "--tools", "greet"]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "\
+calc_add       calc  Adds two integers.
+calc_multiply  calc  Multiplies two integers.
+greet          -     Greets someone by name.
+"
+    );
+}
+
+#[test]
+fn a_pattern_that_matches_no_tool_is_a_usage_error_listing_the_tools() {
+    let run = toolsmith(&["list", "--tools", "calc_*", "--tools", "gret"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "toolsmith: error: `--tools`: no tool matches `gret`; the tools are: calc_add, \
+         calc_multiply, greet, text_stats, read_note, divide\n"
+    );
+}
+
+#[test]
+fn list_json_names_tools_by_their_new_names_renames_first_then_the_prefix() {
+    let run = toolsmith(&[
+        "list",
+        "--json",
+        "--tools",
+        "calc_*",
+        "--rename",
+        "calc_add=plus",
+        "--prefix",
+        "math",
+    ]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let names: Vec<Value> = run
+        .json()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("math_plus"), json!("math_calc_multiply")]);
+}
+
+#[test]
+fn schema_declares_a_renamed_tool_under_its_new_name() {
+    let run = toolsmith(&["schema", "--rename", "greet=hello", "hello"]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    let mut expected = envelopes(&["greet"]);
+    expected[0]["function"]["name"] = json!("hello");
+    assert_eq!(run.json(), expected);
+}
+
+#[test]
+fn schema_lint_checks_the_names_as_renamed() {
+    let run = toolsmith(&[
+        "schema",
+        "--lint",
+        "--dialect",
+        "openai",
+        "--tools",
+        "greet",
+        "--rename",
+        "greet=say.hello",
+    ]);
+    assert_eq!(run.exit, Exit::Failure, "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "tool `say.hello`: the name does not match ^[A-Za-z0-9_-]{1,64}$ (openai)\n"
+    );
+}
+
+#[test]
+fn a_renamed_tools_errors_name_its_new_name() {
+    let run = toolsmith(&["call", "--rename", "calc_add=plus", "plus", r#"{"a": 1}"#]);
+    assert_eq!(run.exit, Exit::Failure);
+    assert!(
+        run.stderr.starts_with("Invalid arguments for tool `plus`."),
+        "{}",
+        run.stderr
+    );
+    let old = toolsmith(&["call", "--rename", "calc_add=plus", "calc_add", "{}"]);
+    assert_eq!(old.exit, Exit::Usage);
+    assert_eq!(
+        old.stderr,
+        "toolsmith: error: no tool is named `calc_add`; `toolsmith list` shows every tool\n"
+    );
+}
+
+#[test]
+fn a_prefixed_tool_is_called_by_its_prefixed_name() {
+    let run = toolsmith(&[
+        "call",
+        "--prefix",
+        "m",
+        "m_calc_add",
+        r#"{"a": 1, "b": "2"}"#,
+    ]);
+    assert_eq!(run.exit, Exit::Success, "stderr: {}", run.stderr);
+    assert_eq!(run.stdout, "3\n");
+}
+
+#[test]
+fn a_rename_that_does_not_read_as_old_equals_new_is_a_usage_error() {
+    let run = toolsmith(&["list", "--rename", "greet"]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert!(run.stderr.contains("must be OLD=NEW"), "{}", run.stderr);
+}
+
+#[test]
+fn schema_from_json_schema_conflicts_with_a_selection() {
+    let run = toolsmith(&[
+        "schema",
+        "--from-json-schema",
+        "schema.json",
+        "--tools",
+        "greet",
+    ]);
+    assert_eq!(run.exit, Exit::Usage);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}
+
+#[test]
+fn call_inside_an_async_runtime_is_a_failure_saying_why_not_a_panic() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let run = runtime.block_on(async { toolsmith(&["call", "greet", r#"{"name": "Ada"}"#]) });
+    assert_eq!(run.exit, Exit::Failure);
+    assert!(
+        run.stderr
+            .starts_with("Tool `greet` cannot be called now: a blocking call was made from inside an async runtime"),
+        "{}",
+        run.stderr
+    );
+}
