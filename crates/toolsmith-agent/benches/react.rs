@@ -3,6 +3,8 @@
 //! prompts, declarations, coercion of arguments and answer, tool calls, the trajectory), against
 //! the loop a program without toolsmith would write by hand over the same replies (serde reads
 //! each call's arguments into a struct, the function runs, the messages are built as JSON).
+//! The same run over async tools shows what a sync tool's thread costs: the agent runs each
+//! sync tool on a thread of its own, so that its run deadline holds over it.
 //!
 //! Also prints the LM calls each scenario needs to answer its question. Run with
 //! `cargo xtask bench agent`.
@@ -30,6 +32,18 @@ fn add(a: i64, b: i64) -> i64 {
 /// Multiplies two integers.
 #[toolsmith::tool]
 fn multiply(a: i64, b: i64) -> i64 {
+    a.wrapping_mul(b)
+}
+
+/// Adds two integers (an async tool: polled where the agent polls, no thread of its own).
+#[toolsmith::tool(name = "add")]
+async fn add_async(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// Multiplies two integers (async).
+#[toolsmith::tool(name = "multiply")]
+async fn multiply_async(a: i64, b: i64) -> i64 {
     a.wrapping_mul(b)
 }
 
@@ -132,12 +146,23 @@ fn main() -> ExitCode {
     let question = Question {
         question: "What is (2 + 3) x 4?".into(),
     };
-    let agent = |script: Vec<Message>| {
-        ReAct::<QuestionAnswer>::new(Arc::new(Replay(script)), &tools).map(|a| a.max_steps(10))
+    let mut async_tools = Registry::new();
+    if async_tools.add(Arc::new(AddAsync)).is_err()
+        || async_tools.add(Arc::new(MultiplyAsync)).is_err()
+    {
+        eprintln!("the async tools cannot be registered");
+        return ExitCode::FAILURE;
+    }
+    let agent_over = |tools: &Registry, script: Vec<Message>| {
+        ReAct::<QuestionAnswer>::new(Arc::new(Replay(script)), tools).map(|a| a.max_steps(10))
     };
-    let (Ok(clean), Ok(messy_agent), Ok(parallel_agent)) =
-        (agent(three_steps()), agent(messy()), agent(parallel()))
-    else {
+    let agent = |script: Vec<Message>| agent_over(&tools, script);
+    let (Ok(clean), Ok(messy_agent), Ok(parallel_agent), Ok(clean_async)) = (
+        agent(three_steps()),
+        agent(messy()),
+        agent(parallel()),
+        agent_over(&async_tools, three_steps()),
+    ) else {
         eprintln!("the agents cannot be built");
         return ExitCode::FAILURE;
     };
@@ -176,6 +201,9 @@ fn main() -> ExitCode {
         vec![
             Case::new("hand-written loop (peer)", || hand_loop(&script, "q")),
             Case::new("ReAct::run, 3 steps", || clean.run(&question).is_ok()),
+            Case::new("ReAct::run, 3 steps, async tools", || {
+                clean_async.run(&question).is_ok()
+            }),
             Case::new("ReAct::run, messy, 4 steps", || {
                 messy_agent.run(&question).is_ok()
             }),
@@ -185,13 +213,14 @@ fn main() -> ExitCode {
             Case::new("Predict::call, 1 step", || predict.call(&question).is_ok()),
         ],
     );
-    if let [peer, clean, messy, parallel, predict] = medians[..] {
+    if let [peer, clean, clean_async, messy, parallel, predict] = medians[..] {
         println!("framework time per ReAct step (ns):");
         println!(
             "  clean    {:>9.0}  (hand-written loop: {:.0})",
             clean / 3.0,
             peer / 3.0
         );
+        println!("  async    {:>9.0}", clean_async / 3.0);
         println!("  messy    {:>9.0}", messy / 4.0);
         println!("  parallel {:>9.0}", parallel / 2.0);
         println!("  predict  {predict:>9.0}");

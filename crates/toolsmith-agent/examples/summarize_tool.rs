@@ -1,5 +1,7 @@
 //! A tool that asks a model inside: `summarize` runs a typed [`Predict`] and returns its answer,
 //! so an agent (or any client) calling the tool gets a summary with a word count it can trust.
+//! It asks in its own call's context ([`Predict::call_in`]), so that its caller's deadline and
+//! cancellation hold over the model's requests.
 //!
 //! Its tests swap the model for a [`ScriptedModel`], as a user's tests of such a tool would:
 //! what the tool sends the model, and what it does with good, repairable and bad answers.
@@ -10,7 +12,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use toolsmith::ToolType;
+use toolsmith::{Context, ToolType};
 use toolsmith_agent::{LanguageModel, OpenAiCompatible, Predict, Signature};
 
 /// The text to summarize.
@@ -56,10 +58,11 @@ impl Summarizer {
 #[toolsmith::tool(register = false, read_only)]
 impl Summarizer {
     /// Summarizes a text: one sentence and its topics.
-    fn summarize(&self, text: String) -> Result<String, String> {
+    fn summarize(&self, text: String, ctx: &Context) -> Result<String, String> {
+        // The call's own context: its caller's deadline and cancellation hold over the model.
         let answer = self
             .predict
-            .call(&Document { text })
+            .call_in(&Document { text }, ctx.clone())
             .map_err(|e| e.to_string())?;
         let Summary { summary, topics } = answer.output;
         Ok(format!("{summary} (topics: {})", topics.join(", ")))
@@ -135,6 +138,20 @@ mod tests {
         );
         let out = call_text(&summarizer(&lm), json!({"text": "t"}));
         assert_eq!(out.as_deref(), Ok("s (topics: rust)"));
+    }
+
+    #[test]
+    fn the_callers_deadline_bounds_the_models_requests() {
+        use toolsmith::{Arguments, ToolExt};
+        let lm = Arc::new(
+            ScriptedModel::new().then_call("finish", json!({"summary": "s", "topics": []})),
+        );
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let context = Context::new().with_deadline(deadline);
+        summarizer(&lm)
+            .call_blocking(Arguments::Json(&json!({"text": "t"})), context)
+            .expect("a summary");
+        assert_eq!(lm.requests()[0].deadline, Some(deadline));
     }
 
     #[test]

@@ -3,8 +3,9 @@
 use std::fmt;
 
 use serde_json::{Value, json};
-use toolsmith::Repair;
+use toolsmith::{Content, Repair};
 
+use crate::content::describe;
 use crate::lm::LmError;
 
 /// One tool call an agent made, and what came of it.
@@ -16,17 +17,26 @@ pub struct Step {
     pub call_id: String,
     /// The arguments as the model sent them.
     pub arguments: Value,
-    /// What the model read back: the tool's output, or the error message.
+    /// What the model read back: the tool's output as text, or the error message. A block of
+    /// the output the model could not be shown has a note in its place (`[an image/png of
+    /// 1,234 bytes was returned but cannot be shown]`).
     pub observation: String,
     /// The repairs the arguments needed.
     pub repairs: Vec<Repair>,
-    /// The error's code (`invalid_arguments`, `not_found`, `failed`, `panicked`) when the call
-    /// failed; `None` when the tool ran.
+    /// The error's code (`invalid_arguments`, `not_found`, `failed`, `panicked`,
+    /// `timed_out`, `cancelled`, ...: [`ToolError::code`](toolsmith::ToolError::code)) when the
+    /// call failed; `None` when the tool ran.
     pub error: Option<&'static str>,
+    /// The blocks of the tool's output the model could not be shown (an image, audio, a binary
+    /// resource: a chat completions tool message carries text only), kept whole for the
+    /// program.
+    pub dropped: Vec<Content>,
 }
 
 impl Step {
-    /// The step as JSON: `{"tool", "arguments", "observation", "repairs", "error"}`.
+    /// The step as JSON: `{"tool", "call_id", "arguments", "observation", "repairs", "error",
+    /// "dropped"}`, each dropped block as its kind, MIME type and size
+    /// (`{"type": "image", "mime_type": "image/png", "bytes": 1234}`), without its bytes.
     pub fn to_json(&self) -> Value {
         json!({
             "tool": self.tool,
@@ -35,6 +45,7 @@ impl Step {
             "observation": self.observation,
             "repairs": self.repairs.iter().map(Repair::to_json).collect::<Vec<_>>(),
             "error": self.error,
+            "dropped": self.dropped.iter().map(describe).collect::<Vec<_>>(),
         })
     }
 }
@@ -63,6 +74,25 @@ pub enum AgentError {
         /// Every rejected answer.
         trajectory: Vec<Step>,
     },
+    /// The run's deadline ([`ReAct::timeout`](crate::ReAct::timeout), or the caller's
+    /// context's) passed before an answer: tool calls still running were cancelled and are in
+    /// the trajectory as `timed_out`.
+    DeadlinePassed {
+        /// Every tool call made.
+        trajectory: Vec<Step>,
+        /// How many times the model was asked.
+        lm_calls: usize,
+    },
+    /// The caller cancelled the run (through the context it was run in).
+    Cancelled {
+        /// Every tool call made.
+        trajectory: Vec<Step>,
+        /// How many times the model was asked.
+        lm_calls: usize,
+    },
+    /// The run was made from inside an async runtime, where waiting for its tool calls could
+    /// deadlock it: run the agent on a thread that may block (tokio's `spawn_blocking`).
+    InsideRuntime,
     /// The signature cannot be put to a model (say, an output that is not a struct).
     Signature(String),
     /// The input cannot be shown to the model.
@@ -76,9 +106,10 @@ impl AgentError {
     /// The tool calls made before the agent stopped (empty when it never got to any).
     pub fn trajectory(&self) -> &[Step] {
         match self {
-            AgentError::MaxSteps { trajectory, .. } | AgentError::NoAnswer { trajectory, .. } => {
-                trajectory
-            }
+            AgentError::MaxSteps { trajectory, .. }
+            | AgentError::NoAnswer { trajectory, .. }
+            | AgentError::DeadlinePassed { trajectory, .. }
+            | AgentError::Cancelled { trajectory, .. } => trajectory,
             _ => &[],
         }
     }
@@ -109,6 +140,27 @@ impl fmt::Display for AgentError {
                 f,
                 "no valid answer after {attempts} attempts; the last: {}",
                 problem.trim_end()
+            ),
+            AgentError::DeadlinePassed {
+                trajectory,
+                lm_calls,
+            } => write!(
+                f,
+                "no answer before the run's deadline ({lm_calls} model calls, {} tool calls)",
+                trajectory.len()
+            ),
+            AgentError::Cancelled {
+                trajectory,
+                lm_calls,
+            } => write!(
+                f,
+                "the run was cancelled ({lm_calls} model calls, {} tool calls)",
+                trajectory.len()
+            ),
+            AgentError::InsideRuntime => f.write_str(
+                "the agent was run from inside an async runtime, where waiting for its tool \
+                 calls could deadlock it; run it on a thread that may block (tokio's \
+                 `spawn_blocking`)",
             ),
             AgentError::Signature(why) => write!(f, "the signature cannot be used: {why}"),
             AgentError::Input(why) => write!(f, "the input cannot be shown to the model: {why}"),

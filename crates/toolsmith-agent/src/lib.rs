@@ -21,13 +21,36 @@
 //! # Ok::<(), toolsmith_agent::AgentError>(())
 //! ```
 //!
-//! This crate must never pull in an async runtime (its client is blocking, its parallel tool
-//! calls are scoped threads), never put an API key into an error, a log line or `Debug` output,
-//! and never let a model's reply crash the program: every malformed reply is an error, every
-//! tool failure a message the model reads.
+//! Each tool call goes through the registry's layers, in a [`Context`] whose call id is the
+//! model's `tool_call_id` and whose deadline is the run's ([`ReAct::timeout`], ten minutes
+//! unless set); the context a run is given ([`ReAct::run_in`]) brings the caller's request
+//! data and cancellation. A tool's result goes to the model as text: what a chat completions
+//! tool message cannot carry (an image, audio) is dropped with a note the model reads and kept
+//! in the [`Step`].
+//!
+//! # Runtime
+//!
+//! An agent is sync: [`ReAct::run`] blocks its thread, and its client is blocking. The calls
+//! of one reply are futures polled together by [`toolsmith::block_on`] on that thread; blocking
+//! (sync) tools run each on a thread of its own, so that one never holds up the others nor
+//! outlives the run's deadline. With the `tokio` feature, on by default, `block_on` polls them
+//! inside a current-thread tokio runtime of the calling thread: most async Rust tools are built
+//! on tokio (its timers and sockets, HTTP clients and database pools over them), and without a
+//! runtime their first timer or socket fails. The cost is tokio's scheduler in the build (which
+//! a program serving MCP has already); `default-features = false` leaves it out, for programs
+//! whose async tools need no runtime. An agent run from inside an async runtime, where its
+//! blocking could deadlock it, is refused ([`AgentError::InsideRuntime`], with the feature):
+//! run it on a thread that may block (tokio's `spawn_blocking`).
+//!
+//! This crate must never put an API key into an error, a log line or `Debug` output, and never
+//! let a model's reply crash the program: every malformed reply is an error, every tool failure
+//! a message the model reads.
 //!
 //! [`Registry`]: toolsmith::Registry
+//! [`Context`]: toolsmith::Context
 
+mod calls;
+mod content;
 mod error;
 mod lm;
 mod message;
@@ -36,10 +59,11 @@ mod react;
 mod scripted;
 mod signature;
 
+pub use calls::MAX_CALLS_PER_REPLY;
 pub use error::{AgentError, Step};
 pub use lm::{LanguageModel, LmError};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
 pub use openai::{BaseUrlError, OpenAiCompatible};
-pub use react::{Answer, MAX_CALLS_PER_REPLY, Predict, ReAct};
+pub use react::{Answer, DEFAULT_TIMEOUT, Predict, ReAct};
 pub use scripted::{Recorded, ScriptedModel};
 pub use signature::{AnswerText, FINISH, Question, QuestionAnswer, Signature};

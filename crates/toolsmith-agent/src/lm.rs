@@ -14,6 +14,10 @@ use crate::message::{Message, Request};
 pub trait LanguageModel: Send + Sync {
     /// The model's next message.
     ///
+    /// A request may carry a [`deadline`](Request::deadline): a model that waits on something
+    /// (a server) stops waiting by then, so that an agent's run deadline holds over its model
+    /// calls too.
+    ///
     /// # Errors
     /// When the model cannot be reached or its reply cannot be read (see [`LmError`]).
     fn complete(&self, request: &Request<'_>) -> Result<Message, LmError>;

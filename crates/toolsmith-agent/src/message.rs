@@ -1,6 +1,8 @@
 //! The conversation: [`Message`]s, the [`ToolCall`]s a model makes, and the [`Request`] a
 //! [`LanguageModel`](crate::LanguageModel) answers.
 
+use std::time::Instant;
+
 use serde_json::{Value, json};
 
 /// Who said a message.
@@ -175,6 +177,10 @@ pub struct Request<'a> {
     pub tools: &'a [Value],
     /// Which tool the model must call.
     pub tool_choice: &'a ToolChoice,
+    /// When the answer is no longer wanted (an agent's run deadline), where there is one: a
+    /// client gives up by then ([`LmError::Timeout`](crate::LmError::Timeout)) rather than
+    /// waiting its own time out or retrying past it.
+    pub deadline: Option<Instant>,
 }
 
 #[cfg(test)]

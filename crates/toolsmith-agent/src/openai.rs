@@ -2,7 +2,7 @@
 //! OpenAI, llama.cpp's server, vLLM, Ollama and most gateways speak.
 
 use std::fmt;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Map, Value, json};
 
@@ -161,7 +161,8 @@ impl OpenAiCompatible {
         self
     }
 
-    /// The time allowed for one request, from connecting to the last byte of the reply.
+    /// The time allowed for one request, from connecting to the last byte of the reply (less
+    /// when the request's [`deadline`](Request::deadline) comes sooner).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self.agent = agent(timeout);
@@ -218,16 +219,21 @@ impl OpenAiCompatible {
         body
     }
 
-    /// One request; `Ok(Err(..))` is an answer worth retrying, with the wait the server asked.
-    fn attempt(&self, url: &str, body: &str) -> Result<Reply, LmError> {
+    /// One request, allowed `allowed` from connecting to the reply's last byte.
+    fn attempt(&self, url: &str, body: &str, allowed: Duration) -> Result<Reply, LmError> {
         let mut post = self
             .agent
             .post(url)
+            .config()
+            .timeout_global(Some(allowed))
+            .build()
             .header("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             post = post.header("Authorization", format!("Bearer {key}"));
         }
-        let mut response = post.send(body).map_err(|e| self.transport_error(url, &e))?;
+        let mut response = post
+            .send(body)
+            .map_err(|e| self.transport_error(url, &e, allowed))?;
         let status = response.status().as_u16();
         let retry_after = response
             .headers()
@@ -239,7 +245,7 @@ impl OpenAiCompatible {
             .with_config()
             .limit(BODY_LIMIT)
             .read_to_string()
-            .map_err(|e| self.transport_error(url, &e))?;
+            .map_err(|e| self.transport_error(url, &e, allowed))?;
         Ok(Reply {
             status,
             retry_after,
@@ -247,11 +253,11 @@ impl OpenAiCompatible {
         })
     }
 
-    fn transport_error(&self, url: &str, error: &ureq::Error) -> LmError {
+    fn transport_error(&self, url: &str, error: &ureq::Error, allowed: Duration) -> LmError {
         match error {
             ureq::Error::Timeout(_) => LmError::Timeout {
                 url: url.to_owned(),
-                after: self.timeout,
+                after: allowed,
             },
             ureq::Error::BodyExceedsLimit(limit) => LmError::Malformed {
                 reason: format!("the reply is larger than {limit} bytes"),
@@ -288,25 +294,44 @@ impl OpenAiCompatible {
 }
 
 impl LanguageModel for OpenAiCompatible {
+    /// Asks the server, retrying 429 and 5xx answers; a request's deadline bounds every
+    /// attempt's time, and a retry that could only begin after it is not made.
     fn complete(&self, request: &Request<'_>) -> Result<Message, LmError> {
         let url = self.url();
         let body = self.request_body(request).to_string();
+        let left = || {
+            request
+                .deadline
+                .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+        };
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let reply = self.attempt(&url, &body)?;
+            let allowed = left().map_or(self.timeout, |left| left.min(self.timeout));
+            if allowed.is_zero() {
+                return Err(LmError::Timeout {
+                    url,
+                    after: allowed,
+                });
+            }
+            let reply = self.attempt(&url, &body, allowed)?;
             if (200..300).contains(&reply.status) {
                 return parse_completion(&reply.text);
             }
             let retryable = reply.status == 429 || (500..600).contains(&reply.status);
+            let failed = || LmError::Status {
+                status: reply.status,
+                message: self.redact(&server_message(&reply.text)),
+                attempts,
+            };
             if !retryable || attempts > self.retries {
-                return Err(LmError::Status {
-                    status: reply.status,
-                    message: self.redact(&server_message(&reply.text)),
-                    attempts,
-                });
+                return Err(failed());
             }
-            std::thread::sleep(self.wait_before_retry(attempts, &reply)?);
+            let wait = self.wait_before_retry(attempts, &reply)?;
+            if left().is_some_and(|left| left <= wait) {
+                return Err(failed());
+            }
+            std::thread::sleep(wait);
         }
     }
 }
@@ -541,6 +566,7 @@ mod tests {
             messages: &messages,
             tools: &[],
             tool_choice: &choice,
+            deadline: None,
         });
         assert_eq!(
             plain,
@@ -551,6 +577,7 @@ mod tests {
             messages: &messages,
             tools: &tools,
             tool_choice: &choice,
+            deadline: None,
         });
         assert_eq!(with_tools["tool_choice"], "auto");
         assert_eq!(with_tools["tools"][0]["function"]["name"], "finish");

@@ -2,19 +2,23 @@
 //! signature answered in one call. Both run the same loop ([`Engine`]).
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use toolsmith::{Dialect, Policy, Registry, Repair, Tool, ToolError, ToolOutput, did_you_mean};
+use toolsmith::{
+    Context, Dialect, Offload, Policy, Registry, Repair, ThreadPerCall, Timeout, Tool, ToolOutput,
+    ToolResult, block_on, did_you_mean,
+};
 
+use crate::calls;
+use crate::content::for_text_message;
 use crate::error::{AgentError, Step};
 use crate::lm::LanguageModel;
 use crate::message::{Message, Request, ToolCall, ToolChoice};
 use crate::signature::{Compiled, FINISH, Signature, Verdict};
 
-/// The most tool calls of one reply that run at once; more run in batches of this size.
-const PARALLEL_CALLS: usize = 8;
-/// The most tool calls of one reply that run at all; the rest are answered without running.
-pub const MAX_CALLS_PER_REPLY: usize = 32;
+/// How long a run may take unless set ([`ReAct::timeout`], [`Predict::timeout`]): ten minutes.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What an agent answered: every output field, typed and as JSON, and how it got there.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,12 +38,20 @@ pub struct Answer<O> {
 /// A signature answered over tools: the model calls tools (several at once if it likes), reads
 /// their results, and answers with `finish`.
 ///
-/// Tools are advertised in the OpenAI dialect. The calls of one reply run in parallel and are
-/// answered in order, each quoting its `tool_call_id`. Invalid arguments, an unknown tool (with the
-/// nearest name), a tool's error or panic become the tool message the model reads, and the loop
-/// goes on. The answer is the `finish` call, coerced like any tool's arguments (or, when the output
-/// is one string, a reply of text without tool calls). Each model call is one step; after
-/// [`max_steps`](Self::max_steps) (10 unless set) the run fails with its trajectory.
+/// Tools are advertised in the OpenAI dialect. Each call goes through the registry's
+/// [`Layer`](toolsmith::Layer)s (a [`Timeout::deadline`] added innermost) with a [`Context`]
+/// whose call id is the model's `tool_call_id`, and which carries the run's deadline (see
+/// [`timeout`](Self::timeout)) and whatever the context the run was given holds
+/// ([`run_in`](Self::run_in): request data, cancellation). The calls of one reply run at once,
+/// async tools polled together on the calling thread, blocking tools each on a thread of its
+/// own (see [`offload`](Self::offload)), and are answered in order, each quoting its
+/// `tool_call_id`. Invalid arguments, an unknown tool (with the nearest name), a tool's error,
+/// panic or timeout become the tool message the model reads, and the loop goes on. What a tool
+/// returns that a tool message cannot carry (an image, audio) is dropped with a note the model
+/// reads, and kept in the [`Step`]. The answer is the `finish` call, coerced like any tool's
+/// arguments (or, when the output is one string, a reply of text without tool calls). Each model
+/// call is one step; after [`max_steps`](Self::max_steps) (10 unless set) the run fails with its
+/// trajectory.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -69,26 +81,29 @@ pub struct Answer<O> {
 pub struct ReAct<S: Signature> {
     lm: Arc<dyn LanguageModel>,
     compiled: Compiled<S>,
+    /// The tools offered, with the caller's layers, a deadline layer and the offload.
     tools: Registry,
     declarations: Vec<Value>,
     tool_choice: ToolChoice,
     max_steps: usize,
     policy: Policy,
+    timeout: Duration,
 }
 
 impl<S: Signature> ReAct<S> {
-    /// An agent over every tool of `tools`.
+    /// An agent over every tool of `tools`, called through its layers.
     ///
     /// # Errors
     /// [`AgentError::Signature`] when the signature's input or output is not a struct;
     /// [`AgentError::Tools`] when a tool is named `finish` or cannot be declared in the OpenAI
     /// dialect.
     pub fn new(lm: Arc<dyn LanguageModel>, tools: &Registry) -> Result<Self, AgentError> {
-        let chosen: Vec<Arc<dyn Tool>> = tools.iter().map(|entry| entry.tool().clone()).collect();
-        ReAct::from_tools(lm, chosen)
+        let order: Vec<String> = tools.names().map(str::to_owned).collect();
+        ReAct::over(lm, tools.clone(), &order)
     }
 
-    /// An agent over the tools of `tools` named in `names` (in that order).
+    /// An agent over the tools of `tools` named in `names` (offered in that order), called
+    /// through its layers.
     ///
     /// # Errors
     /// As [`new`](Self::new), and [`AgentError::Tools`] for a name `tools` does not have (with
@@ -98,23 +113,25 @@ impl<S: Signature> ReAct<S> {
         tools: &Registry,
         names: &[impl AsRef<str>],
     ) -> Result<Self, AgentError> {
-        let chosen = names
-            .iter()
-            .map(|name| {
-                let name = name.as_ref();
-                tools.get(name).cloned().ok_or_else(|| {
-                    let mut message = format!("no tool is named `{name}`");
-                    if let Some(near) = did_you_mean(name, tools.names()) {
-                        message.push_str(&format!("; did you mean `{near}`?"));
-                    }
-                    AgentError::Tools(message)
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        ReAct::from_tools(lm, chosen)
+        let mut order: Vec<String> = Vec::with_capacity(names.len());
+        for name in names {
+            let name = name.as_ref();
+            if tools.entry(name).is_none() {
+                let mut message = format!("no tool is named `{name}`");
+                if let Some(near) = did_you_mean(name, tools.names()) {
+                    message.push_str(&format!("; did you mean `{near}`?"));
+                }
+                return Err(AgentError::Tools(message));
+            }
+            if !order.iter().any(|chosen| chosen == name) {
+                order.push(name.to_owned());
+            }
+        }
+        let chosen = tools.filter(|entry| order.iter().any(|name| name == entry.name()));
+        ReAct::over(lm, chosen, &order)
     }
 
-    /// An agent over exactly `tools`.
+    /// An agent over exactly `tools`, in a registry of the default layers.
     ///
     /// # Errors
     /// As [`new`](Self::new), and [`AgentError::Tools`] when two tools share a name.
@@ -122,33 +139,49 @@ impl<S: Signature> ReAct<S> {
         lm: Arc<dyn LanguageModel>,
         tools: Vec<Arc<dyn Tool>>,
     ) -> Result<Self, AgentError> {
-        let dialect = Dialect::OpenAi { strict: false };
-        let compiled = Compiled::<S>::new(dialect)?;
         let mut registry = Registry::new();
-        let mut declarations = Vec::with_capacity(tools.len() + 1);
         for tool in tools {
-            if tool.name() == FINISH {
-                return Err(AgentError::Tools(format!(
-                    "a tool is named `{FINISH}`, the name the agent answers with"
-                )));
-            }
-            declarations.push(
-                toolsmith::envelope(tool.as_ref(), dialect)
-                    .map_err(|e| AgentError::Tools(e.to_string()))?,
-            );
+            refuse_finish(tool.name())?;
             registry
                 .add(tool)
                 .map_err(|e| AgentError::Tools(e.to_string()))?;
         }
+        let order: Vec<String> = registry.names().map(str::to_owned).collect();
+        ReAct::over(lm, registry, &order)
+    }
+
+    /// An agent over `tools`, declared in the order of `order` (the names of all of them).
+    fn over(
+        lm: Arc<dyn LanguageModel>,
+        tools: Registry,
+        order: &[String],
+    ) -> Result<Self, AgentError> {
+        let dialect = Dialect::OpenAi { strict: false };
+        let compiled = Compiled::<S>::new(dialect)?;
+        let mut declarations = Vec::with_capacity(order.len() + 1);
+        for name in order {
+            refuse_finish(name)?;
+            let entry = tools
+                .find(name)
+                .map_err(|e| AgentError::Tools(e.to_model_message()))?;
+            let declared = entry
+                .declaration(dialect)
+                .map_err(|e| AgentError::Tools(e.to_string()))?;
+            declarations.push(declared.into_owned());
+        }
         declarations.push(compiled.finish_declaration.clone());
+        let tools = tools
+            .with_layer(Timeout::deadline())
+            .with_offload(Arc::new(ThreadPerCall));
         Ok(ReAct {
             lm,
             compiled,
-            tools: registry,
+            tools,
             declarations,
             tool_choice: ToolChoice::Auto,
             max_steps: 10,
             policy: Policy::default().with_dialect(dialect),
+            timeout: DEFAULT_TIMEOUT,
         })
     }
 
@@ -170,18 +203,62 @@ impl<S: Signature> ReAct<S> {
         self
     }
 
+    /// The longest a run may take ([`DEFAULT_TIMEOUT`], ten minutes, unless set;
+    /// `Duration::MAX` for no deadline of the agent's own). The deadline is every tool call's
+    /// (the [`Timeout::deadline`] layer cancels a call still running then, and the model reads
+    /// that it timed out) and every model request's ([`Request::deadline`]); once it has
+    /// passed, the run ends with [`AgentError::DeadlinePassed`]. A context given to
+    /// [`run_in`](Self::run_in) with an earlier deadline holds instead. To bound each tool call
+    /// on its own, put a [`Timeout`] layer in the registry.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Where blocking tools ([`Tool::is_blocking`]: sync functions) run: a new thread per call
+    /// ([`ThreadPerCall`]) unless set. Never the thread that polls the calls, so that a sync
+    /// tool delays no other call of its reply, and a deadline holds over it: past it, the run
+    /// goes on without waiting for the thread (the tool sees
+    /// [`Context::is_cancelled`] and may stop early).
+    pub fn offload(mut self, offload: Arc<dyn Offload>) -> Self {
+        self.tools = std::mem::take(&mut self.tools).with_offload(offload);
+        self
+    }
+
     /// The tools offered, declared as the model sees them (`finish` last).
     pub fn declarations(&self) -> &[Value] {
         &self.declarations
     }
 
-    /// Answers `input`.
+    /// Answers `input` ([`run_in`](Self::run_in) a new context).
+    ///
+    /// # Errors
+    /// As [`run_in`](Self::run_in).
+    pub fn run(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+        self.run_in(input, Context::new())
+    }
+
+    /// Answers `input` in `context`: its request data ([`Context::get`]), cancellation,
+    /// deadline (where earlier than the agent's own) and reporter reach every tool call, whose
+    /// call id is the model's `tool_call_id` and whose policy is the agent's. A tool that runs
+    /// an agent inside passes its own context on, so that its caller's deadline and
+    /// cancellation hold over the agent it runs.
     ///
     /// # Errors
     /// [`AgentError::MaxSteps`] (with the trajectory) when the model has not answered within
-    /// the steps; [`AgentError::Lm`] when it cannot be asked; [`AgentError::Input`] when the
-    /// input does not serialize to an object.
-    pub fn run(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+    /// the steps; [`AgentError::DeadlinePassed`] and [`AgentError::Cancelled`] (with the
+    /// trajectory) when the run's deadline passed or `context` was cancelled first;
+    /// [`AgentError::Lm`] when the model cannot be asked; [`AgentError::Input`] when the input
+    /// does not serialize to an object; [`AgentError::InsideRuntime`] when run from inside an
+    /// async runtime.
+    pub fn run_in(
+        &self,
+        input: &S::Input,
+        context: Context,
+    ) -> Result<Answer<S::Output>, AgentError> {
+        if !self.tools.is_empty() && block_on(std::future::ready(())).is_err() {
+            return Err(AgentError::InsideRuntime);
+        }
         Engine {
             lm: self.lm.as_ref(),
             compiled: &self.compiled,
@@ -189,9 +266,29 @@ impl<S: Signature> ReAct<S> {
             declarations: &self.declarations,
             tool_choice: &self.tool_choice,
             max_steps: self.max_steps,
-            policy: &self.policy,
+            context: run_context(context, &self.policy, self.timeout),
         }
         .run(input)
+    }
+}
+
+/// [`AgentError::Tools`] for a tool named `finish`, the name the agent answers with.
+fn refuse_finish(name: &str) -> Result<(), AgentError> {
+    if name == FINISH {
+        return Err(AgentError::Tools(format!(
+            "a tool is named `{FINISH}`, the name the agent answers with"
+        )));
+    }
+    Ok(())
+}
+
+/// The context of a run: the caller's, under the agent's policy, with the agent's deadline
+/// where it is the earlier.
+fn run_context(context: Context, policy: &Policy, timeout: Duration) -> Context {
+    let context = context.with_policy(policy.clone());
+    match Instant::now().checked_add(timeout) {
+        Some(deadline) => context.with_deadline(deadline),
+        None => context,
     }
 }
 
@@ -242,6 +339,7 @@ pub struct Predict<S: Signature> {
     tool_choice: ToolChoice,
     attempts: usize,
     policy: Policy,
+    timeout: Duration,
 }
 
 impl<S: Signature> Predict<S> {
@@ -260,6 +358,7 @@ impl<S: Signature> Predict<S> {
             tool_choice: ToolChoice::Tool(FINISH.to_owned()),
             attempts: 3,
             policy: Policy::default().with_dialect(dialect),
+            timeout: DEFAULT_TIMEOUT,
         })
     }
 
@@ -275,12 +374,35 @@ impl<S: Signature> Predict<S> {
         self
     }
 
-    /// Answers `input`.
+    /// The longest a call may take, its model requests included ([`DEFAULT_TIMEOUT`], ten
+    /// minutes, unless set; `Duration::MAX` for no deadline of its own); past it the call
+    /// ends with [`AgentError::DeadlinePassed`].
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Answers `input` ([`call_in`](Self::call_in) a new context).
+    ///
+    /// # Errors
+    /// As [`call_in`](Self::call_in).
+    pub fn call(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+        self.call_in(input, Context::new())
+    }
+
+    /// Answers `input` in `context`, whose deadline (where earlier than the predictor's own)
+    /// bounds the model requests and whose cancellation ends the attempts: what a tool that
+    /// asks a model inside passes on from its own call.
     ///
     /// # Errors
     /// [`AgentError::NoAnswer`] when no reply in the attempts was a valid answer;
-    /// [`AgentError::Lm`] when the model cannot be asked.
-    pub fn call(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+    /// [`AgentError::DeadlinePassed`] and [`AgentError::Cancelled`] when the deadline passed
+    /// or `context` was cancelled first; [`AgentError::Lm`] when the model cannot be asked.
+    pub fn call_in(
+        &self,
+        input: &S::Input,
+        context: Context,
+    ) -> Result<Answer<S::Output>, AgentError> {
         let tools = Registry::new();
         let engine = Engine {
             lm: self.lm.as_ref(),
@@ -289,7 +411,7 @@ impl<S: Signature> Predict<S> {
             declarations: &self.declarations,
             tool_choice: &self.tool_choice,
             max_steps: self.attempts,
-            policy: &self.policy,
+            context: run_context(context, &self.policy, self.timeout),
         };
         engine.run(input).map_err(|error| match error {
             AgentError::MaxSteps { trajectory, .. } => AgentError::NoAnswer {
@@ -312,22 +434,37 @@ struct Engine<'a, S: Signature> {
     declarations: &'a [Value],
     tool_choice: &'a ToolChoice,
     max_steps: usize,
-    policy: &'a Policy,
+    /// The run's context: the policy, the deadline, and the caller's data and cancellation.
+    context: Context,
 }
 
 impl<S: Signature> Engine<'_, S> {
     fn run(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+        let policy = self.context.policy();
         let mut messages = vec![
             Message::system(self.compiled.system_prompt(!self.tools.is_empty())),
             Message::user(self.compiled.user_message(input)?),
         ];
         let mut trajectory = Vec::new();
         for step in 1..=self.max_steps {
-            let reply = self.lm.complete(&Request {
+            if let Some(stop) = self.stopped(&mut trajectory, step - 1) {
+                return Err(stop);
+            }
+            let asked = self.lm.complete(&Request {
                 messages: &messages,
                 tools: self.declarations,
                 tool_choice: self.tool_choice,
-            })?;
+                deadline: self.context.deadline(),
+            });
+            let reply = match asked {
+                Ok(reply) => reply,
+                // A request cut short by the deadline ends the run as the deadline does.
+                Err(error) => {
+                    return Err(self
+                        .stopped(&mut trajectory, step)
+                        .unwrap_or(AgentError::Lm(error)));
+                }
+            };
             let answered = |output, value, repairs, trajectory| Answer {
                 output,
                 value,
@@ -338,7 +475,7 @@ impl<S: Signature> Engine<'_, S> {
             if reply.tool_calls.is_empty() {
                 let text = reply.content.as_deref().unwrap_or("").trim();
                 let verdict = (!text.is_empty())
-                    .then(|| self.compiled.read_text(text, self.policy))
+                    .then(|| self.compiled.read_text(text, policy))
                     .flatten();
                 let feedback = match verdict {
                     Some(Verdict::Accepted {
@@ -353,13 +490,14 @@ impl<S: Signature> Engine<'_, S> {
                 messages.push(Message::user(feedback));
                 continue;
             }
-            let observed = self.call_tools(&reply.tool_calls);
+            let observed = calls::run(self.tools, &self.context, &reply.tool_calls)
+                .map_err(|_| AgentError::InsideRuntime)?;
             let mut answer = None;
             let mut results = Vec::with_capacity(reply.tool_calls.len());
             for (call, observed) in reply.tool_calls.iter().zip(observed) {
                 let record = match observed {
                     Some(result) => step_of(call, result),
-                    None => match self.compiled.read(&call.arguments, self.policy) {
+                    None => match self.compiled.read(&call.arguments, policy) {
                         Verdict::Accepted {
                             output,
                             value,
@@ -375,6 +513,7 @@ impl<S: Signature> Engine<'_, S> {
                             observation: problem,
                             repairs: Vec::new(),
                             error: Some("invalid_arguments"),
+                            dropped: Vec::new(),
                         },
                     },
                 };
@@ -394,77 +533,39 @@ impl<S: Signature> Engine<'_, S> {
         })
     }
 
-    /// Runs every call that is not `finish`, in parallel; `None` in place of each `finish`.
-    /// Past [`MAX_CALLS_PER_REPLY`] calls, each is answered with an error and not run.
-    fn call_tools(&self, calls: &[ToolCall]) -> Vec<Option<Result<ToolOutput, ToolError>>> {
-        let (calls, refused) = calls.split_at(calls.len().min(MAX_CALLS_PER_REPLY));
-        let mut out = self.run_calls(calls);
-        out.extend(refused.iter().map(|call| {
-            Some(Err(ToolError::Failed {
-                tool: call.name.clone(),
-                message: format!(
-                    "not run: at most {MAX_CALLS_PER_REPLY} tool calls are run per reply"
-                ),
-            }))
-        }));
-        out
-    }
-
-    fn run_calls(&self, calls: &[ToolCall]) -> Vec<Option<Result<ToolOutput, ToolError>>> {
-        let run = |call: &ToolCall| (call.name != FINISH).then(|| self.call_tool(call));
-        let tool_calls = calls.iter().filter(|call| call.name != FINISH).count();
-        if tool_calls <= 1 {
-            return calls.iter().map(run).collect();
+    /// Why the run must stop now, if it must: its context cancelled, or its deadline passed.
+    fn stopped(&self, trajectory: &mut Vec<Step>, lm_calls: usize) -> Option<AgentError> {
+        if self.context.is_cancelled() {
+            Some(AgentError::Cancelled {
+                trajectory: std::mem::take(trajectory),
+                lm_calls,
+            })
+        } else if self.context.is_past_deadline() {
+            Some(AgentError::DeadlinePassed {
+                trajectory: std::mem::take(trajectory),
+                lm_calls,
+            })
+        } else {
+            None
         }
-        let mut out = Vec::with_capacity(calls.len());
-        for batch in calls.chunks(PARALLEL_CALLS) {
-            let Some((first, rest)) = batch.split_first() else {
-                continue;
-            };
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = rest
-                    .iter()
-                    .map(|call| scope.spawn(move || run(call)))
-                    .collect();
-                // The first call runs on this thread while the others run on theirs.
-                out.push(run(first));
-                for (handle, call) in handles.into_iter().zip(rest) {
-                    // `Registry::call` catches a tool's panic; a join error is one it missed.
-                    out.push(handle.join().unwrap_or_else(|_| {
-                        Some(Err(ToolError::Panicked {
-                            tool: call.name.clone(),
-                            message: "the tool's thread panicked".to_owned(),
-                        }))
-                    }));
-                }
-            });
-        }
-        out
-    }
-
-    fn call_tool(&self, call: &ToolCall) -> Result<ToolOutput, ToolError> {
-        if self.tools.get(&call.name).is_none() {
-            let names = self.tools.names().chain([FINISH]);
-            return Err(ToolError::NotFound {
-                name: call.name.clone(),
-                did_you_mean: did_you_mean(&call.name, names),
-            });
-        }
-        let context = toolsmith::Context::new()
-            .with_policy(self.policy.clone())
-            .with_call_id(call.id.as_str());
-        self.tools.call_blocking(
-            &call.name,
-            toolsmith::Arguments::Json(&call.arguments),
-            context,
-        )
     }
 }
 
-fn step_of(call: &ToolCall, result: Result<ToolOutput, ToolError>) -> Step {
-    let (observation, repairs, error) = match result {
-        Ok(output) => (output.as_text().into_owned(), output.repairs, None),
-        Err(error) => (error.to_model_message(), Vec::new(), Some(error.code())),
+/// The step a tool call's result makes: its output as a tool message can carry it.
+fn step_of(call: &ToolCall, result: ToolResult) -> Step {
+    let (observation, repairs, error, dropped) = match result {
+        Ok(ToolOutput {
+            content, repairs, ..
+        }) => {
+            let (observation, dropped) = for_text_message(content);
+            (observation, repairs, None, dropped)
+        }
+        Err(error) => (
+            error.to_model_message(),
+            Vec::new(),
+            Some(error.code()),
+            Vec::new(),
+        ),
     };
     Step {
         tool: call.name.clone(),
@@ -473,5 +574,6 @@ fn step_of(call: &ToolCall, result: Result<ToolOutput, ToolError>) -> Step {
         observation,
         repairs,
         error,
+        dropped,
     }
 }

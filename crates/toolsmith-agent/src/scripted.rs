@@ -2,6 +2,7 @@
 //! uses a model (an agent, or a tool that calls [`Predict`](crate::Predict) inside).
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -25,6 +26,7 @@ use crate::message::{Message, Request, ToolCall, ToolChoice};
 ///     messages: &[Message::user("1 + 2?")],
 ///     tools: &[],
 ///     tool_choice: &ToolChoice::Auto,
+///     deadline: None,
 /// });
 /// assert_eq!(ask(&lm)?.tool_calls[0].name, "add");
 /// assert_eq!(ask(&lm)?.content.as_deref(), Some("3"));
@@ -53,6 +55,8 @@ pub struct Recorded {
     pub tools: Vec<String>,
     /// The tool choice asked for.
     pub tool_choice: ToolChoice,
+    /// The deadline the request carried.
+    pub deadline: Option<Instant>,
 }
 
 impl ScriptedModel {
@@ -128,6 +132,7 @@ impl LanguageModel for ScriptedModel {
                 .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
                 .collect(),
             tool_choice: request.tool_choice.clone(),
+            deadline: request.deadline,
         });
         let index = state.next;
         state.next += 1;

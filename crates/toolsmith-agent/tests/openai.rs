@@ -6,7 +6,7 @@
 mod fake_openai;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fake_openai::{FakeServer, Reply};
 use serde_json::{Value, json};
@@ -33,10 +33,15 @@ fn client(server: &FakeServer) -> OpenAiCompatible {
 }
 
 fn ask(client: &OpenAiCompatible) -> Result<Message, LmError> {
+    ask_by(client, None)
+}
+
+fn ask_by(client: &OpenAiCompatible, deadline: Option<Instant>) -> Result<Message, LmError> {
     client.complete(&Request {
         messages: &[Message::user("hi")],
         tools: &[],
         tool_choice: &ToolChoice::Auto,
+        deadline,
     })
 }
 
@@ -301,4 +306,63 @@ fn a_server_slower_than_the_timeout_is_a_timeout() {
     let client = client(&server).timeout(Duration::from_millis(300));
     let error = ask(&client).unwrap_err();
     assert!(matches!(error, LmError::Timeout { .. }), "{error:?}");
+}
+
+#[test]
+fn a_request_deadline_sooner_than_the_timeout_bounds_the_request() {
+    let server = FakeServer::start(vec![Reply::text("late").after(Duration::from_secs(3))]);
+    let started = Instant::now();
+    let error = ask_by(&client(&server), Some(started + Duration::from_millis(300))).unwrap_err();
+    let LmError::Timeout { after, .. } = error else {
+        panic!("expected a timeout, got {error:?}");
+    };
+    assert!(after <= Duration::from_millis(300), "{after:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn no_retry_is_made_that_could_only_begin_after_the_deadline() {
+    let server = FakeServer::start(vec![
+        Reply::error(503, "busy").header("Retry-After", "2"),
+        Reply::text("ok"),
+    ]);
+    let started = Instant::now();
+    let error = ask_by(&client(&server), Some(started + Duration::from_millis(500))).unwrap_err();
+    assert_eq!(
+        error,
+        LmError::Status {
+            status: 503,
+            message: "busy".into(),
+            attempts: 1
+        }
+    );
+    assert_eq!(server.requests().len(), 1);
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_model_slower_than_the_runs_timeout_ends_the_run_at_its_deadline() {
+    let server = FakeServer::start(vec![Reply::text("late").after(Duration::from_secs(3))]);
+    let started = Instant::now();
+    let error = agent(&server)
+        .timeout(Duration::from_millis(300))
+        .run(&question("?"))
+        .unwrap_err();
+    assert!(
+        matches!(error, AgentError::DeadlinePassed { lm_calls: 1, .. }),
+        "{error:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
 }

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolsmith::{Arguments, Dialect, Policy, Registry, envelope};
@@ -34,8 +35,11 @@ fn model() -> OpenAiCompatible {
     OpenAiCompatible::new(base_url, "smollm2-135m-instruct")
         .unwrap_or_else(|error| panic!("TOOLSMITH_E2E_BASE_URL: {error}"))
         .temperature(0.0)
-        .timeout(std::time::Duration::from_secs(300))
+        .timeout(Duration::from_secs(300))
 }
+
+/// How long a run may take: its every request may take the client's 300 s on a slow machine.
+const RUN_TIMEOUT: Duration = Duration::from_secs(1200);
 
 fn tools() -> Registry {
     let mut registry = Registry::new();
@@ -59,6 +63,7 @@ fn a_forced_tool_call_is_schema_valid_and_runs() {
             ],
             tools: &declared,
             tool_choice: &ToolChoice::Tool("add".into()),
+            deadline: None,
         })
         .expect("a reply");
     let call = reply.tool_calls.first().expect("a tool call");
@@ -83,6 +88,7 @@ fn a_forced_tool_call_is_schema_valid_and_runs() {
 fn predict_gets_a_typed_answer_through_the_forced_finish_tool() {
     let answer = Predict::<QuestionAnswer>::new(Arc::new(model()))
         .expect("a predictor")
+        .timeout(RUN_TIMEOUT)
         .call(&Question {
             question: "What is the capital of France?".into(),
         })
@@ -98,7 +104,8 @@ fn react_with_the_tool_forced_runs_it_and_reads_the_result() {
     let agent = ReAct::<QuestionAnswer>::new(Arc::new(model()), &tools())
         .expect("an agent")
         .tool_choice(ToolChoice::Tool("add".into()))
-        .max_steps(2);
+        .max_steps(2)
+        .timeout(RUN_TIMEOUT);
     let error = agent
         .run(&Question {
             question: "What is 2 + 3?".into(),
@@ -118,7 +125,8 @@ fn react_with_the_tool_forced_runs_it_and_reads_the_result() {
 fn free_choice_ends_in_an_answer_or_a_well_formed_error() {
     let agent = ReAct::<QuestionAnswer>::new(Arc::new(model()), &tools())
         .expect("an agent")
-        .max_steps(4);
+        .max_steps(4)
+        .timeout(RUN_TIMEOUT);
     let result = agent.run(&Question {
         question: "What is 2 + 3? Use the add tool.".into(),
     });

@@ -384,9 +384,9 @@ impl Layer for Timeout {
             Err(mut future) => ToolFuture::new(async move {
                 let mut sleep = std::pin::pin!(sleep_until(deadline));
                 std::future::poll_fn(|cx| {
-                    if let Poll::Ready(result) = Pin::new(&mut future).poll(cx) {
-                        return Poll::Ready(result);
-                    }
+                    // The deadline before the call: where two timeouts share one (a layer's
+                    // own, and a deadline layer inside it that reads it from the context), the
+                    // outer answers, saying its own time.
                     if sleep.as_mut().poll(cx).is_ready() {
                         token.cancel();
                         return Poll::Ready(Err(ToolError::TimedOut {
@@ -394,7 +394,7 @@ impl Layer for Timeout {
                             after,
                         }));
                     }
-                    Poll::Pending
+                    Pin::new(&mut future).poll(cx)
                 })
                 .await
             }),
