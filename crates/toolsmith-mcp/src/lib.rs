@@ -43,9 +43,11 @@
 //! bad ones with errors) and maps toolsmith onto rmcp's server handler.
 
 mod config;
+mod content;
 mod error;
 mod http;
 mod intake;
+mod notify;
 mod pool;
 mod server;
 mod stdio;
@@ -53,7 +55,8 @@ mod stdio;
 pub use config::McpConfig;
 pub use error::ServeError;
 pub use http::{LISTEN_BACKLOG, bind_http, shutdown_signal};
-pub use server::McpServer;
+pub use notify::DEFAULT_LOG_LEVEL;
+pub use server::{CallRequest, McpServer};
 pub use stdio::LineTransport;
 use toolsmith::Registry;
 
