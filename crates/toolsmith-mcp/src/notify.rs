@@ -136,6 +136,7 @@ impl CallReporter {
                 "a call reported faster than its client read: {} notifications were dropped",
                 held.dropped
             );
+            held.dropped = 0;
         }
         std::mem::take(&mut held.notes)
     }

@@ -223,6 +223,8 @@ impl McpServer {
     /// adds what the tools read with [`Context::get`] (who is calling, a connection to use,
     /// ...). A tool that asks for data `fill` did not add answers with
     /// [`ToolError::MissingData`], an `isError` result; so `fill` need not refuse anything.
+    /// Should `fill` panic, the call is answered with an `isError` result, and the server keeps
+    /// serving.
     ///
     /// It applies to the server it returns and the clones made of that (a second hook replaces
     /// the first).
@@ -364,7 +366,18 @@ impl McpServer {
                 meta: &request.meta,
                 http,
             };
-            fill(&call, &mut context);
+            // The program's own code: should it panic, the call says so rather than never
+            // answering.
+            let filled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fill(&call, &mut context);
+            }));
+            if filled.is_err() {
+                return Ok(error_result(format!(
+                    "Tool `{name}` cannot run: the server failed while preparing the call \
+                     (its request data hook panicked); this is a bug in the server, not in \
+                     your call."
+                )));
+            }
         }
         let arguments = arguments.as_arguments();
         let blocking = entry.tool().is_blocking();
@@ -492,10 +505,14 @@ impl Answered<'_> {
                     return Poll::Ready(answer);
                 }
                 // The client cancelled (or, over HTTP, left): the tool sees it, and is awaited
-                // (to its deadline) so that it can stop as it must; rmcp drops the answer.
+                // (to its deadline) so that it can stop as it must; rmcp drops the answer, and
+                // nothing the tool reports from now on is sent.
                 if !passed_on && client_cancelled.as_mut().poll(cx).is_ready() {
                     passed_on = true;
                     cancellation.cancel();
+                    // A cancelled request is told nothing more.
+                    reporter.close();
+                    sending = None;
                     continue;
                 }
                 // A layer outside the server's timeout kept the call past its deadline.

@@ -330,3 +330,23 @@ async fn request_data_comes_from_the_http_request_and_its_absence_is_an_error_re
         "{unknown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_data_hook_that_panics_fails_the_call_not_the_server() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(common::Shout)).unwrap();
+    let server = McpServer::new(registry, McpConfig::default())
+        .unwrap()
+        .with_request_data(|request, _ctx| {
+            assert_ne!(request.tool(), "shout", "a bug in the hook");
+        });
+    let mut client = Client::connect_to(server).await;
+    let answer = client.call("shout", json!({"text": "hi"})).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(
+        text(&answer).contains("its request data hook panicked"),
+        "{answer}"
+    );
+    let ping = client.request("ping", json!({})).await;
+    assert_eq!(ping["result"], json!({}));
+}
