@@ -2,7 +2,8 @@
 //! stdio, and HTTP): async tools awaited on the executor while sync ones block only the server's
 //! threads, the timeout cancelling the context before the error answer, the client's
 //! cancellation reaching the tool and its answer never sent, progress and log messages sent
-//! before the answer (and only as asked), and request data from an HTTP header.
+//! before the answer (and only as asked), request data from an HTTP header (and a hook that
+//! panics), and the request id as the call id.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -349,4 +350,25 @@ async fn a_request_data_hook_that_panics_fails_the_call_not_the_server() {
     );
     let ping = client.request("ping", json!({})).await;
     assert_eq!(ping["result"], json!({}));
+}
+
+/// Says the call's id.
+#[toolsmith::tool]
+fn my_id(ctx: &Context) -> String {
+    ctx.call_id().unwrap_or("none").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_call_id_is_the_json_rpc_request_id_as_text() {
+    let mut client = serve(McpConfig::default(), vec![Arc::new(MyId)]).await;
+    let numbered = client.call("my_id", json!({})).await;
+    assert_eq!(text(&numbered), numbered["id"].to_string());
+    client
+        .send_line(
+            r#"{"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"my_id"}}"#,
+        )
+        .await;
+    let named = client.receive().await;
+    assert_eq!(named["id"], "call-7");
+    assert_eq!(text(&named), "call-7");
 }
