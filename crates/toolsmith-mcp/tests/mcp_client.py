@@ -49,6 +49,9 @@ async def progress_of(client):
         seen.append({"progress": progress, "total": total, "message": message})
 
     result = await call(client, "count_to", {"n": 3}, progress_callback=on_progress)
+    # Sent before the answer; the SDK runs each callback as a task of its own, which may still
+    # be on its way when the call returns.
+    await anyio.sleep(0.3)
     return {"result": result, "seen": seen}
 
 
@@ -81,7 +84,7 @@ async def logs_of(client, seen, **options):
     """The log messages the client's logging callback received during one call of `chatty`."""
     seen.clear()
     result = await call(client, "chatty", {}, **options)
-    # Sent before the answer; the callback may still be running when the call returns.
+    # As for progress: the callbacks' tasks may still be on their way when the call returns.
     await anyio.sleep(0.3)
     return {"result": result, "seen": [[m.level, m.logger, m.data] for m in seen]}
 
