@@ -380,14 +380,16 @@ impl McpServer {
             }
         }
         let arguments = arguments.as_arguments();
-        let blocking = entry.tool().is_blocking();
-        let picked_up = Arc::new(AtomicBool::new(false));
-        let future = if blocking {
-            pool::noting_pick_up(&picked_up, || {
+        // A blocking tool's call goes to the pool, which notes when a thread picks it up.
+        let picked_up = entry
+            .tool()
+            .is_blocking()
+            .then(|| Arc::new(AtomicBool::new(false)));
+        let future = match &picked_up {
+            Some(picked_up) => pool::noting_pick_up(picked_up, || {
                 shared.registry.call_entry(entry, arguments, context)
-            })
-        } else {
-            shared.registry.call_entry(entry, arguments, context)
+            }),
+            None => shared.registry.call_entry(entry, arguments, context),
         };
         let answered = Answered {
             call: future,
@@ -397,7 +399,7 @@ impl McpServer {
             deadline,
             tool: name,
         }
-        .run(blocking.then_some(&*picked_up))
+        .run(picked_up.as_deref())
         .await;
         // What the tool reported before it answered goes first; then nothing more.
         for note in reporter.close() {
