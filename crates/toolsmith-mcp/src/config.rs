@@ -80,18 +80,21 @@ impl McpConfig {
         self
     }
 
-    /// How many tool calls may run at once (each on its own thread). A call beyond the limit
-    /// waits in the queue ([`with_max_queued_calls`](Self::with_max_queued_calls)). A call that
-    /// timed out still counts until its tool returns, so runaway tools cannot pile up threads.
-    /// Default 64; at least 1.
+    /// How many tool calls may run at once: async tools on the executor, sync tools each on a
+    /// thread of the server's (which has no more threads than this). A call beyond the limit
+    /// waits its turn in the queue ([`with_max_queued_calls`](Self::with_max_queued_calls)). A
+    /// call that timed out still counts until its tool returns (a sync tool's thread cannot be
+    /// stopped), so runaway tools cannot pile up threads. Default 64; at least 1.
     pub fn with_max_concurrent_calls(mut self, calls: usize) -> Self {
         self.max_concurrent_calls = calls;
         self
     }
 
     /// How long one call may take, from when the server takes it (time in the queue counts),
-    /// before its result is an `isError` timeout (the tool's thread cannot be stopped; it
-    /// finishes on its own, and its output is dropped; a call still queued never runs).
+    /// before its result is an `isError` timeout. At the deadline the call's context is
+    /// cancelled first: an async tool is dropped (it sees the cancellation, say from a guard's
+    /// `Drop`), a sync tool that looks (`ctx.is_cancelled()`) can stop, one that does not
+    /// finishes on its own and its output is dropped; a call still queued never runs.
     /// Default 60 s.
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;

@@ -57,7 +57,7 @@ impl McpServer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = self.line_transport(read, write);
-        let running = match self.clone().serve(transport).await {
+        let running = match self.for_connection().serve(transport).await {
             Ok(running) => running,
             // A client may leave before its first request (after `server/discover`, say).
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -99,7 +99,8 @@ impl McpServer {
             .enforce_origin_validation();
         let server = self.clone();
         StreamableHttpService::new(
-            move || Ok(server.clone()),
+            // Stateless: no request sees what another set (a log level).
+            move || Ok(server.for_connection()),
             Arc::new(NeverSessionManager::default()),
             config,
         )

@@ -2,14 +2,26 @@
 //! Rust MCP SDK: over stdio (newline-delimited JSON-RPC) and over streamable HTTP, stateless (no
 //! session affinity, so any instance behind a load balancer can answer any request).
 //!
-//! Every `tools/call` goes through toolsmith: the arguments are coerced against the tool's
-//! parameters under the MCP dialect's [`Policy`](toolsmith::Policy), invalid arguments and tool
-//! failures come back as a result with `isError: true` and the message a model can act on
+//! Every `tools/call` goes through toolsmith: through the registry's call path and its layers
+//! ([`Registry::call_entry`](toolsmith::Registry::call_entry)), the arguments coerced against the
+//! tool's parameters under the MCP dialect's [`Policy`](toolsmith::Policy); invalid arguments and
+//! tool failures come back as a result with `isError: true` and the message a model can act on
 //! ([`ToolError::to_model_message`](toolsmith::ToolError::to_model_message)), and an unknown tool
-//! is a protocol error naming the nearest tool. Tools run on the server's own tool threads, never
-//! on the async executor's, so a slow tool stalls no other request; calls run concurrently up to
-//! a limit, each under a timeout, and a panicking tool is an error result while the server keeps
-//! serving. The limits are in [`McpConfig`].
+//! is a protocol error naming the nearest tool. An async tool is awaited on the task handling
+//! its request; a sync tool runs on the server's own tool threads, never on the executor's, so a
+//! slow tool stalls no other request. Calls run concurrently up to a limit, each under a timeout
+//! that cancels its context, and a panicking tool is an error result while the server keeps
+//! serving (the registry's default layers catch it). The limits are in [`McpConfig`].
+//!
+//! Each call's [`Context`](toolsmith::Context) is filled from MCP: the JSON-RPC request id is
+//! its call id; the client's `notifications/cancelled` (over HTTP, the client going away)
+//! cancels it, and the cancelled call's answer is never sent; a request with
+//! `_meta.progressToken` gets a `notifications/progress` for each
+//! [`progress`](toolsmith::Context::progress) report; each [`log`](toolsmith::Context::log)
+//! message is a `notifications/message` at the level the client chose ([`DEFAULT_LOG_LEVEL`]
+//! until it chooses); both arrive before the call's result. Request data comes from
+//! [`McpServer::with_request_data`] (from the HTTP request's headers, say). A tool's content
+//! blocks (text, images, audio, resources, resource links) are MCP's content blocks.
 //!
 //! A program serves its tools with one call:
 //!
@@ -43,9 +55,11 @@
 //! bad ones with errors) and maps toolsmith onto rmcp's server handler.
 
 mod config;
+mod content;
 mod error;
 mod http;
 mod intake;
+mod notify;
 mod pool;
 mod server;
 mod stdio;
@@ -53,7 +67,8 @@ mod stdio;
 pub use config::McpConfig;
 pub use error::ServeError;
 pub use http::{LISTEN_BACKLOG, bind_http, shutdown_signal};
-pub use server::McpServer;
+pub use notify::DEFAULT_LOG_LEVEL;
+pub use server::{CallRequest, McpServer};
 pub use stdio::LineTransport;
 use toolsmith::Registry;
 
@@ -73,8 +88,8 @@ pub fn serve_stdio(registry: Registry) -> Result<(), ServeError> {
 /// As [`serve_stdio`].
 pub fn serve_stdio_with(registry: Registry, config: McpConfig) -> Result<(), ServeError> {
     let server = McpServer::new(registry, config)?;
-    // One client: its messages on one thread (fewer wake-ups between threads per call), its
-    // tools on the server's tool threads as always.
+    // One client: its messages and its async tools on one thread (fewer wake-ups between
+    // threads per call), its sync tools on the server's tool threads as always.
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -1,5 +1,9 @@
 //! [`ToolPool`]: the threads tools run on, off the async executor's.
 //!
+//! The pool runs the server's blocking tools (sync functions, which may block for seconds): the
+//! registry hands each such call to it through [`toolsmith::Offload`], and awaits its answer on
+//! the executor. Async tools never come here; they are awaited where the request is handled.
+//!
 //! A tool call is a job; below the thread limit, a job never waits behind another job. Whenever
 //! a job is queued, some worker that is not running a job is on its way to take it: one already
 //! looking (the spinner, or one just woken), else a parked worker is woken, else a new one is
@@ -13,6 +17,7 @@
 //! awake: no futex wake, no sleeping CPU to rouse. A burst of calls is drained by the workers
 //! that are awake, each waking at most one more, rather than one wake per call.
 
+use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -94,6 +99,36 @@ impl ToolPool {
     }
 }
 
+impl toolsmith::Offload for ToolPool {
+    fn spawn(&self, job: Box<dyn FnOnce() + Send + 'static>) -> Result<(), String> {
+        let picked_up = PICK_UP.with(|flag| flag.borrow_mut().take());
+        let job = move || {
+            if let Some(picked_up) = picked_up {
+                picked_up.store(true, Ordering::Release);
+            }
+            job();
+        };
+        ToolPool::spawn(self, job)
+            .map_err(|error| format!("the server could not start a thread for it ({error})"))
+    }
+}
+
+thread_local! {
+    /// The flag the next job offloaded from this thread sets when a worker picks it up.
+    static PICK_UP: RefCell<Option<Arc<AtomicBool>>> = const { RefCell::new(None) };
+}
+
+/// Runs `call` (which makes a call through the registry), so that a job it offloads to a pool
+/// at once sets `picked_up` when a worker takes it: how the server knows whether a thread is
+/// already running its call, and so how long polling for the answer can pay. A job offloaded
+/// later (a layer that made the call wait) sets nothing, which only shortens the polling.
+pub(crate) fn noting_pick_up<R>(picked_up: &Arc<AtomicBool>, call: impl FnOnce() -> R) -> R {
+    PICK_UP.with(|flag| *flag.borrow_mut() = Some(Arc::clone(picked_up)));
+    let made = call();
+    PICK_UP.with(|flag| flag.borrow_mut().take());
+    made
+}
+
 impl Drop for ToolPool {
     fn drop(&mut self) {
         self.inner.closed.store(true, Ordering::Release);
@@ -150,7 +185,9 @@ impl Inner {
                 // Should no thread start, this one takes the rest once its job is done.
                 let _ = self.ensure_looking(&mut state);
                 drop(state);
-                // A panic escaping the job drops its answer channel, which the caller reports.
+                // The registry's job catches the tool's panic and sends it as the answer; this
+                // keeps the worker (and the pool's count of threads) alive should any job
+                // panic past that.
                 let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
                 state = self.lock();
                 state.looking += 1;

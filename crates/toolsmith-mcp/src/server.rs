@@ -1,30 +1,52 @@
 //! [`McpServer`]: rmcp's server handler over a toolsmith [`Registry`].
 
+// rmcp marks MCP's logging deprecated (SEP-2577, for protocol 2026-07-28); the protocol
+// versions this server serves before it have `logging/setLevel`, and clients use it.
+#![allow(deprecated)]
+
+use std::future::Future;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::Poll;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, MetaObject, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, RequestId, RequestMetaObject, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use toolsmith::{
-    Arguments, CoerceError, CoerceErrors, Dialect, ErrorCode, Registry, ToolError, ToolOutput,
-    envelope,
+    Arguments, CancellationToken, CoerceError, CoerceErrors, Context, Dialect, ErrorCode, LogLevel,
+    Registry, Timeout, ToolError, ToolFuture, ToolResult, envelope,
 };
 
 use crate::config::McpConfig;
+use crate::content::{error_result, success_result};
 use crate::error::ServeError;
 use crate::intake::CallIntake;
-use crate::pool::ToolPool;
+use crate::notify::{self, CallReporter};
+use crate::pool::{self, ToolPool};
 
 /// An MCP server over a [`Registry`]: rmcp's [`ServerHandler`], with the tools' declarations
 /// computed once, at construction.
+///
+/// Every `tools/call` goes through the registry ([`Registry::call_entry`]), so its layers
+/// apply, with one more of the server's own innermost: a [`Timeout`] that, at the call's
+/// deadline, cancels the call's context (the tool sees it) before the server answers with an
+/// `isError` result. An async tool is awaited on the task handling the request; a sync tool
+/// runs on the server's own threads (the registry's [`Offload`](toolsmith::Offload)), never on
+/// the executor's.
+///
+/// Each call gets a [`Context`]: the JSON-RPC request id as its call id, the call's deadline, a
+/// cancellation that the client's `notifications/cancelled` (or, over HTTP, the client going
+/// away) triggers, progress sent as `notifications/progress` when the request carries a
+/// progress token, log messages sent as `notifications/message` at the level the client chose,
+/// and whatever request data [`with_request_data`](McpServer::with_request_data) puts in.
 ///
 /// Cloning is cheap (the clones share the registry, the declarations, the tool threads and the
 /// limits), which is how the stateless HTTP transport hands each request its own handler.
@@ -51,19 +73,87 @@ use crate::pool::ToolPool;
 #[derive(Clone)]
 pub struct McpServer {
     shared: Arc<Shared>,
+    /// What one client connection keeps between its requests: one per stdio connection, one per
+    /// request over stateless HTTP.
+    session: Arc<Session>,
+    /// What the embedding program puts into each call's context.
+    request_data: Option<Arc<RequestDataFn>>,
 }
 
 struct Shared {
-    registry: Arc<Registry>,
+    /// The registry given, with the server's timeout layer and its tool threads.
+    registry: Registry,
     config: McpConfig,
     /// `tools/list`'s answer, built once.
     listed: ListToolsResult,
-    /// The places for calls: one per call running or queued. A call holds its place from when
-    /// the server takes it until its tool returns (or it leaves the queue unrun).
+    /// The places for calls: one per call running or waiting to run. A call holds its place
+    /// from when the server takes it until its tool returns.
     places: Arc<Semaphore>,
-    /// The threads tools run on, no more than the concurrency limit; calls beyond it wait in
-    /// the pool's queue.
-    pool: ToolPool,
+    /// Calls running at once (the concurrency limit): a call waits for one, in turn, before its
+    /// tool is called, and holds it until its tool returns.
+    running: Arc<Semaphore>,
+}
+
+type RequestDataFn = dyn Fn(&CallRequest<'_>, &mut Context) + Send + Sync;
+
+/// What a connection keeps: the level of log messages its client set.
+#[derive(Default)]
+struct Session {
+    /// `LogLevel` as its position in [`LogLevel::ALL`] plus one; 0 while the client set none.
+    log_level: AtomicU8,
+}
+
+impl Session {
+    fn log_level(&self) -> Option<LogLevel> {
+        let stored = usize::from(self.log_level.load(Ordering::Relaxed));
+        stored
+            .checked_sub(1)
+            .and_then(|at| LogLevel::ALL.get(at).copied())
+    }
+
+    fn set_log_level(&self, level: LogLevel) {
+        let at = LogLevel::ALL.iter().position(|l| *l == level).unwrap_or(0);
+        // Eight levels: the position always fits.
+        let stored = u8::try_from(at + 1).unwrap_or(1);
+        self.log_level.store(stored, Ordering::Relaxed);
+    }
+}
+
+/// The request a call came in, as [`McpServer::with_request_data`]'s hook sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct CallRequest<'a> {
+    tool: &'a str,
+    id: &'a RequestId,
+    meta: &'a RequestMetaObject,
+    http: Option<&'a hyper::http::request::Parts>,
+}
+
+impl<'a> CallRequest<'a> {
+    /// The tool called.
+    pub fn tool(&self) -> &'a str {
+        self.tool
+    }
+
+    /// The JSON-RPC request id.
+    pub fn id(&self) -> &'a RequestId {
+        self.id
+    }
+
+    /// The request's `_meta`.
+    pub fn meta(&self) -> &'a RequestMetaObject {
+        self.meta
+    }
+
+    /// The HTTP request the call came in (method, URI, headers), over HTTP; `None` over stdio.
+    pub fn http(&self) -> Option<&'a hyper::http::request::Parts> {
+        self.http
+    }
+
+    /// The value of the HTTP header `name` (any case), where the call came over HTTP with one
+    /// that is visible ASCII.
+    pub fn header(&self, name: &str) -> Option<&'a str> {
+        self.http?.headers.get(name)?.to_str().ok()
+    }
 }
 
 /// A call's arguments: their text, as the client sent it, or a map read by rmcp.
@@ -82,15 +172,30 @@ impl CallArguments {
     }
 }
 
+/// What a call holds until the last of its context is dropped (when its tool returns, even
+/// after a timeout: a runaway tool keeps its place and its turn).
+struct Held {
+    _place: OwnedSemaphorePermit,
+    _running: OwnedSemaphorePermit,
+}
+
 impl McpServer {
     /// A server for `registry`, declaring every tool in the MCP dialect.
+    ///
+    /// The server calls through `registry`'s layers, adding a [`Timeout`] of its own innermost
+    /// (the [call timeout](McpConfig::with_call_timeout), running from when the server takes
+    /// the call), and runs its blocking tools on threads of its own (replacing any
+    /// [`Offload`](toolsmith::Offload) the registry had).
     ///
     /// # Errors
     /// [`ServeError::InvalidConfig`] when a setting of `config` cannot serve;
     /// [`ServeError::Declare`] when a tool's name or schema cannot be declared to MCP clients.
     pub fn new(registry: impl Into<Arc<Registry>>, config: McpConfig) -> Result<Self, ServeError> {
         config.check()?;
-        let registry = registry.into();
+        let pool = Arc::new(ToolPool::new(config.max_concurrent_calls()));
+        let registry = Arc::unwrap_or_clone(registry.into())
+            .with_layer(Timeout::deadline())
+            .with_offload(pool);
         let tools = registry
             .iter()
             .map(|entry| declare(entry.tool().as_ref()))
@@ -99,16 +204,63 @@ impl McpServer {
             .max_concurrent_calls()
             .saturating_add(config.max_queued_calls())
             .min(Semaphore::MAX_PERMITS);
-        let pool = ToolPool::new(config.max_concurrent_calls());
+        let running = config.max_concurrent_calls().min(Semaphore::MAX_PERMITS);
         Ok(McpServer {
             shared: Arc::new(Shared {
                 registry,
                 config,
                 listed: ListToolsResult::with_all_items(tools),
                 places: Arc::new(Semaphore::new(places)),
-                pool,
+                running: Arc::new(Semaphore::new(running)),
             }),
+            session: Arc::default(),
+            request_data: None,
         })
+    }
+
+    /// This server, putting request data into each call's [`Context`] with `fill`: given the
+    /// request the call came in ([`CallRequest`]: its HTTP request's headers, over HTTP), it
+    /// adds what the tools read with [`Context::get`] (who is calling, a connection to use,
+    /// ...). A tool that asks for data `fill` did not add answers with
+    /// [`ToolError::MissingData`], an `isError` result; so `fill` need not refuse anything.
+    /// Should `fill` panic, the call is answered with an `isError` result, and the server keeps
+    /// serving.
+    ///
+    /// It applies to the server it returns and the clones made of that (a second hook replaces
+    /// the first).
+    ///
+    /// ```
+    /// use toolsmith::{Context, ToolError};
+    /// use toolsmith_mcp::{McpConfig, McpServer};
+    ///
+    /// /// Who is calling, from the `Authorization` header.
+    /// struct Caller(String);
+    ///
+    /// /// Says who is calling.
+    /// #[toolsmith::tool]
+    /// fn whoami(ctx: &Context) -> Result<String, ToolError> {
+    ///     Ok(ctx.get::<Caller>()?.0.clone())
+    /// }
+    ///
+    /// let mut registry = toolsmith::Registry::new();
+    /// registry.add(std::sync::Arc::new(Whoami))?;
+    /// let server = McpServer::new(registry, McpConfig::default())?.with_request_data(
+    ///     |request, ctx| {
+    ///         if let Some(token) = request.header("authorization").and_then(|h| h.strip_prefix("Bearer ")) {
+    ///             ctx.insert(Caller(token.to_owned()));
+    ///         }
+    ///     },
+    /// );
+    /// # drop(server);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_request_data(
+        mut self,
+        fill: impl Fn(&CallRequest<'_>, &mut Context) + Send + Sync + 'static,
+    ) -> Self {
+        self.request_data = Some(Arc::new(fill));
+        self
     }
 
     /// The tools as `tools/list` declares them, in the registry's order.
@@ -126,25 +278,34 @@ impl McpServer {
         Arc::clone(&self.shared.places)
     }
 
-    /// Runs one call: its arguments read and coerced on one of the pool's threads, once one is
-    /// free, within the timeout. `place` is the call's place, when the transport waited for it;
-    /// otherwise a call finding every place taken is answered as busy.
+    /// This server for a new client connection: the same tools and limits, and a session of
+    /// its own (the log level its client sets).
+    pub(crate) fn for_connection(&self) -> McpServer {
+        McpServer {
+            shared: Arc::clone(&self.shared),
+            session: Arc::default(),
+            request_data: self.request_data.clone(),
+        }
+    }
+
+    /// Runs one call: it takes its place (`place`, when the transport waited for it; otherwise
+    /// a call finding every place taken is answered as busy), waits its turn among the running
+    /// calls, then goes through the registry, everything within the call timeout from now.
     async fn call(
         &self,
         name: &str,
         arguments: CallArguments,
         place: Option<OwnedSemaphorePermit>,
+        request: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
-        let shared = &self.shared;
-        if let Err(error) = shared.registry.find(name) {
-            return Err(unknown_tool(&error));
-        }
+        let shared = &*self.shared;
+        let config = &shared.config;
+        let entry = shared.registry.find(name).map_err(|e| unknown_tool(&e))?;
         let place = match place {
             Some(place) => place,
             None => match Arc::clone(&shared.places).try_acquire_owned() {
                 Ok(place) => place,
                 Err(_) => {
-                    let config = &shared.config;
                     return Ok(error_result(format!(
                         "The server is busy: {} tool calls are running and {} more are queued. \
                          Try `{name}` again shortly.",
@@ -154,42 +315,99 @@ impl McpServer {
                 }
             },
         };
-        let registry = Arc::clone(&shared.registry);
-        let policy = shared.config.policy().clone();
-        let tool = name.to_owned();
-        let (answer, answered) = oneshot::channel();
-        let picked_up = Arc::new(AtomicBool::new(false));
-        let picking_up = Arc::clone(&picked_up);
-        let spawned = shared.pool.spawn(move || {
-            // Held until the tool returns, even after a timeout: a runaway tool keeps its place.
-            let _place = place;
-            // A call whose caller has gone (it timed out in the queue) is not run.
-            if answer.is_closed() {
-                return;
+        // From when the server took the call: time waiting for a turn counts.
+        let timeout = config.call_timeout();
+        let deadline = Instant::now() + timeout;
+        let running = match Arc::clone(&shared.running).try_acquire_owned() {
+            Ok(running) => running,
+            Err(_) => {
+                let turn = tokio::time::timeout_at(
+                    deadline.into(),
+                    Arc::clone(&shared.running).acquire_owned(),
+                );
+                tokio::select! {
+                    biased;
+                    () = request.ct.cancelled() => {
+                        return Ok(error_result(
+                            ToolError::Cancelled { tool: name.to_owned() }.to_model_message(),
+                        ));
+                    }
+                    turn = turn => match turn {
+                        Ok(Ok(running)) => running,
+                        // The semaphore is never closed; the deadline passed.
+                        _ => {
+                            return Ok(error_result(format!(
+                                "Tool `{name}` did not start within {}: the server was busy with \
+                                 other calls all that time. Try again later.",
+                                seconds(timeout)
+                            )));
+                        }
+                    }
+                }
             }
-            picking_up.store(true, Ordering::Release);
-            let context = toolsmith::Context::new().with_policy(policy);
-            let output =
-                toolsmith::block_on(registry.call(&tool, arguments.as_arguments(), context))
-                    .unwrap_or_else(|inside| {
-                        Err(ToolError::Unavailable {
-                            tool: tool.clone(),
-                            reason: inside.to_string(),
-                        })
-                    });
-            // The caller may have timed out and gone; the answer is then dropped.
-            let _ = answer.send(output);
-        });
-        if let Err(error) = spawned {
-            return Ok(error_result(format!(
-                "The server could not start a thread for `{name}` ({error}). Try again shortly."
-            )));
+        };
+        let cancellation = CancellationToken::new();
+        let reporter = Arc::new(CallReporter::new(&request.meta, self.session.log_level()));
+        let mut context = Context::new()
+            .with_policy(config.policy().clone())
+            .with_call_id(request.id.to_string())
+            .with_cancellation(cancellation.clone())
+            .with_deadline(deadline)
+            .with_reporter(Arc::clone(&reporter) as Arc<dyn toolsmith::Reporter>)
+            .with_data(Held {
+                _place: place,
+                _running: running,
+            });
+        if let Some(fill) = &self.request_data {
+            let http = request.extensions.get::<hyper::http::request::Parts>();
+            let call = CallRequest {
+                tool: name,
+                id: &request.id,
+                meta: &request.meta,
+                http,
+            };
+            // The program's own code: should it panic, the call says so rather than never
+            // answering.
+            let filled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fill(&call, &mut context);
+            }));
+            if filled.is_err() {
+                return Ok(error_result(format!(
+                    "Tool `{name}` cannot run: the server failed while preparing the call \
+                     (its request data hook panicked); this is a bug in the server, not in \
+                     your call."
+                )));
+            }
         }
-        // From when the server took the call: time in the queue counts.
-        let timeout = shared.config.call_timeout();
-        match tokio::time::timeout(timeout, soon(answered, &picked_up)).await {
-            Ok(Ok(Ok(output))) => Ok(success_result(output)),
-            Ok(Ok(Err(ToolError::InvalidArguments { tool, errors })))
+        let arguments = arguments.as_arguments();
+        // A blocking tool's call goes to the pool, which notes when a thread picks it up.
+        let picked_up = entry
+            .tool()
+            .is_blocking()
+            .then(|| Arc::new(AtomicBool::new(false)));
+        let future = match &picked_up {
+            Some(picked_up) => pool::noting_pick_up(picked_up, || {
+                shared.registry.call_entry(entry, arguments, context)
+            }),
+            None => shared.registry.call_entry(entry, arguments, context),
+        };
+        let answered = Answered {
+            call: future,
+            cancellation: &cancellation,
+            request,
+            reporter: &reporter,
+            deadline,
+            tool: name,
+        }
+        .run(picked_up.as_deref())
+        .await;
+        // What the tool reported before it answered goes first; then nothing more.
+        for note in reporter.close() {
+            note.send(request.peer.clone()).await;
+        }
+        match answered {
+            Ok(output) => Ok(success_result(output)),
+            Err(ToolError::InvalidArguments { tool, errors })
                 if !errors.is_empty()
                     && errors
                         .iter()
@@ -197,37 +415,138 @@ impl McpServer {
             {
                 Err(not_an_object(&tool, &errors))
             }
-            Ok(Ok(Err(error))) => Ok(error_result(error.to_model_message())),
-            // `Registry::call` catches the tool's panics; anything else that ended the job
-            // (the pool catches it) left it without an answer.
-            Ok(Err(_dropped)) => Ok(error_result(
-                ToolError::Panicked {
-                    tool: name.to_owned(),
-                    message: "the tool's thread ended without an answer".to_owned(),
-                }
-                .to_model_message(),
-            )),
-            Err(_elapsed) if !picked_up.load(Ordering::Acquire) => Ok(error_result(format!(
-                "Tool `{name}` did not start within {}: the server was busy with other calls \
-                 all that time. Try again later.",
-                seconds(timeout)
-            ))),
-            Err(_elapsed) => Ok(error_result(format!(
+            // The server's own deadline (a timeout layer of the registry's says its time).
+            Err(ToolError::TimedOut { after: None, .. }) => Ok(error_result(format!(
                 "Tool `{name}` did not finish within {} and was abandoned.",
                 seconds(timeout)
             ))),
+            Err(error) => Ok(error_result(error.to_model_message())),
         }
+    }
+}
+
+/// How long the executor keeps polling for a blocking tool's answer before it sleeps until
+/// woken.
+///
+/// Most tool calls are over in microseconds; an executor that sleeps at once must then be woken
+/// by the tool's thread, which on a machine with idle CPUs costs more than the call. Polling
+/// between other tasks (never blocking them) for this long answers such calls without it.
+const ANSWER_SPIN: Duration = Duration::from_micros(50);
+
+/// How long the executor waits for a tool's thread to pick the call up before it stops polling.
+/// A call not picked up by then has no thread awake on another CPU (one is being woken, or it
+/// shares this thread's CPU and can run only once this thread sleeps).
+const PICK_UP_SPIN: Duration = Duration::from_micros(5);
+
+/// A call on its way to its answer, and what the task handling its request does meanwhile:
+/// passes the client's cancellation on to the call's context, sends what the tool reports, and
+/// keeps the deadline should a layer of the registry's hold the call past it.
+struct Answered<'a> {
+    call: ToolFuture<'a>,
+    cancellation: &'a CancellationToken,
+    request: &'a RequestContext<RoleServer>,
+    reporter: &'a CallReporter,
+    deadline: Instant,
+    tool: &'a str,
+}
+
+impl Answered<'_> {
+    /// The call's answer. For a blocking tool (`picked_up` says whether a thread has taken
+    /// it), the call is first polled among the executor's other tasks for a while
+    /// ([`ANSWER_SPIN`]), so that a quick tool's thread need not wake the executor.
+    async fn run(self, picked_up: Option<&AtomicBool>) -> ToolResult {
+        let Answered {
+            mut call,
+            cancellation,
+            request,
+            reporter,
+            deadline,
+            tool,
+        } = self;
+        if let Some(picked_up) = picked_up {
+            let started = Instant::now();
+            loop {
+                // Polled with a waker that does nothing: an answer that comes while this task
+                // keeps looking need not wake the executor.
+                let polled =
+                    Pin::new(&mut call).poll(&mut std::task::Context::from_waker(Waker::noop()));
+                if let Poll::Ready(answer) = polled {
+                    return answer;
+                }
+                let waited = started.elapsed();
+                if waited >= ANSWER_SPIN
+                    || (waited >= PICK_UP_SPIN && !picked_up.load(Ordering::Acquire))
+                {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+        }
+        let mut client_cancelled = pin!(request.ct.cancelled());
+        let mut passed_on = false;
+        let mut late = pin!(tokio::time::sleep_until(deadline.into()));
+        let mut sending: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
+        let answer = std::future::poll_fn(|cx| {
+            loop {
+                // What the tool reported, sent in order, one at a time, while it runs on.
+                loop {
+                    if let Some(send) = &mut sending {
+                        if send.as_mut().poll(cx).is_pending() {
+                            break;
+                        }
+                        sending = None;
+                    }
+                    match reporter.poll_next(cx) {
+                        Poll::Ready(note) => {
+                            sending = Some(Box::pin(note.send(request.peer.clone())));
+                        }
+                        Poll::Pending => break,
+                    }
+                }
+                if let Poll::Ready(answer) = Pin::new(&mut call).poll(cx) {
+                    return Poll::Ready(answer);
+                }
+                // The client cancelled (or, over HTTP, left): the tool sees it, and is awaited
+                // (to its deadline) so that it can stop as it must; rmcp drops the answer, and
+                // nothing the tool reports from now on is sent.
+                if !passed_on && client_cancelled.as_mut().poll(cx).is_ready() {
+                    passed_on = true;
+                    cancellation.cancel();
+                    // A cancelled request is told nothing more.
+                    reporter.close();
+                    sending = None;
+                    continue;
+                }
+                // A layer outside the server's timeout kept the call past its deadline.
+                if late.as_mut().poll(cx).is_ready() {
+                    cancellation.cancel();
+                    return Poll::Ready(Err(ToolError::TimedOut {
+                        tool: tool.to_owned(),
+                        after: None,
+                    }));
+                }
+                return Poll::Pending;
+            }
+        })
+        .await;
+        if let Some(send) = sending {
+            send.await;
+        }
+        answer
     }
 }
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let config = &self.shared.config;
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new(
-                config.server_name(),
-                config.server_version(),
-            ));
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
+            config.server_name(),
+            config.server_version(),
+        ));
         match config.instructions() {
             Some(instructions) => info.with_instructions(instructions),
             None => info,
@@ -240,6 +559,15 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(self.shared.listed.clone())
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.session.set_log_level(notify::from_rmcp(request.level));
+        Ok(())
     }
 
     async fn call_tool(
@@ -258,46 +586,9 @@ impl ServerHandler for McpServer {
                 None,
             ),
         };
-        self.call(&request.name, arguments, place)
+        self.call(&request.name, arguments, place, &context)
             .await
             .map(Into::into)
-    }
-}
-
-/// How long the executor keeps polling for a tool's answer before it sleeps until woken.
-///
-/// Most tool calls are over in microseconds; an executor that sleeps at once must then be woken
-/// by the tool's thread, which on a machine with idle CPUs costs more than the call. Polling
-/// between other tasks (never blocking them) for this long answers such calls without it.
-const ANSWER_SPIN: Duration = Duration::from_micros(50);
-
-/// How long the executor waits for a tool's thread to pick the call up before it stops polling.
-/// A call not picked up by then has no thread awake on another CPU (one is being woken, or it
-/// shares this thread's CPU and can run only once this thread sleeps).
-const PICK_UP_SPIN: Duration = Duration::from_micros(5);
-
-/// `answered`, polled among the executor's other tasks for up to [`ANSWER_SPIN`] (or
-/// [`PICK_UP_SPIN`], while `picked_up` is not yet set) before it is simply awaited.
-async fn soon<T>(
-    answered: oneshot::Receiver<T>,
-    picked_up: &AtomicBool,
-) -> Result<T, oneshot::error::RecvError> {
-    let mut answered = std::pin::pin!(answered);
-    let started = Instant::now();
-    loop {
-        // Polled with a waker that does nothing: an answer that comes while this task keeps
-        // looking need not wake the executor.
-        let polled = answered
-            .as_mut()
-            .poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
-        if let Poll::Ready(answer) = polled {
-            return answer;
-        }
-        let waited = started.elapsed();
-        if waited >= ANSWER_SPIN || (waited >= PICK_UP_SPIN && !picked_up.load(Ordering::Acquire)) {
-            return answered.await;
-        }
-        tokio::task::yield_now().await;
     }
 }
 
@@ -319,29 +610,6 @@ fn title(name: &str) -> String {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
     }
-}
-
-/// The `_meta` key under which a result lists the repairs made to the call's arguments.
-const REPAIRS_META_KEY: &str = "toolsmith/repairs";
-
-fn success_result(output: ToolOutput) -> CallToolResult {
-    let mut result = CallToolResult::success(vec![ContentBlock::text(output.as_text())]);
-    // MCP's structuredContent is an object; other structured outputs travel as their JSON text.
-    if let Some(structured @ Value::Object(_)) = output.structured {
-        result.structured_content = Some(structured);
-    }
-    // Recorded for the client, as the CLI records them; the model reads the content.
-    if !output.repairs.is_empty() {
-        let repairs = output.repairs.iter().map(toolsmith::Repair::to_json);
-        let mut meta = rmcp::model::JsonObject::new();
-        meta.insert(REPAIRS_META_KEY.to_owned(), Value::Array(repairs.collect()));
-        result.meta = Some(MetaObject(meta));
-    }
-    result
-}
-
-fn error_result(message: String) -> CallToolResult {
-    CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
 /// The protocol error for a name no tool has: MCP's invalid params, naming the nearest tool.
@@ -368,7 +636,7 @@ fn not_an_object(tool: &str, errors: &CoerceErrors) -> ErrorData {
     )
 }
 
-fn seconds(duration: std::time::Duration) -> String {
+fn seconds(duration: Duration) -> String {
     format!("{}s", duration.as_secs_f64())
 }
 
@@ -381,5 +649,15 @@ mod tests {
         assert_eq!(title("create_task"), "Create task");
         assert_eq!(title("weather.lookup"), "Weather lookup");
         assert_eq!(title(""), "");
+    }
+
+    #[test]
+    fn a_session_keeps_every_level() {
+        let session = Session::default();
+        assert_eq!(session.log_level(), None);
+        for level in LogLevel::ALL {
+            session.set_log_level(level);
+            assert_eq!(session.log_level(), Some(level));
+        }
     }
 }

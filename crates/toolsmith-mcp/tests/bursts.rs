@@ -130,26 +130,35 @@ async fn over_stdio_tools_that_never_return_cannot_stop_the_server_reading() {
         .with_max_queued_calls(1)
         .with_call_timeout(Duration::from_millis(300));
     let (mut client, gate) = Client::connect(config).await;
-    // One call holds the only thread, and one holds the only place in the queue: both time
-    // out, and neither place frees while the tool does not return.
+    // One call holds the only thread for good, and one waits in the only place in the queue,
+    // so the next call waits unread for a place. The waiting call times out and leaves the
+    // queue, never run; the next one takes its place and times out in turn; the server reads
+    // on all along.
     let stuck = client.send_call("wait", json!({})).await;
     let arrived = gate.clone();
     let came = tokio::task::spawn_blocking(move || arrived.arrivals_within(1));
     assert!(came.await.unwrap(), "the first call never reached its tool");
     let queued = client.send_call("wait", json!({})).await;
-    let refused = client.send_call("add", json!({"a": 1, "b": 2})).await;
+    let next = client.send_call("add", json!({"a": 1, "b": 2})).await;
     let ping = client.send("ping", json!({})).await;
     let mut answers = Vec::new();
     for _ in 0..4 {
         answers.push(serde_json::from_str::<Value>(&client.receive_line().await).unwrap());
     }
     let by_id = |id: u64| answers.iter().find(|a| a["id"] == id).unwrap();
-    assert_eq!(by_id(stuck)["result"]["isError"], true);
-    assert_eq!(by_id(queued)["result"]["isError"], true);
+    assert_eq!(
+        text(by_id(stuck)),
+        "Tool `wait` did not finish within 0.3s and was abandoned."
+    );
     assert!(
-        text(by_id(refused)).starts_with("The server is busy: 1 tool calls are running"),
+        text(by_id(queued)).starts_with("Tool `wait` did not start within 0.3s"),
         "{}",
-        by_id(refused)
+        by_id(queued)
+    );
+    assert!(
+        text(by_id(next)).starts_with("Tool `add` did not start within 0.3s"),
+        "{}",
+        by_id(next)
     );
     assert_eq!(by_id(ping)["result"], json!({}));
     gate.open();
@@ -157,6 +166,7 @@ async fn over_stdio_tools_that_never_return_cannot_stop_the_server_reading() {
         text(&client.call("add", json!({"a": 1, "b": 2})).await),
         "3"
     );
+    assert_eq!(gate.arrivals(), 1);
 }
 
 /// A server of the test tools over HTTP on a free loopback port, and its gate.

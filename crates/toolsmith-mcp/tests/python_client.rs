@@ -1,7 +1,8 @@
 //! The official MCP Python SDK's client against a toolsmith server, over stdio (the client
 //! launches this test binary as the server; once negotiating as it does by default, once with the
 //! `initialize` handshake) and over streamable HTTP (served in-process): initialize, list, calls,
-//! errors, parallel calls.
+//! errors, parallel calls, an async tool, progress, cancellation, log messages, every kind of
+//! content, and request data from an HTTP header.
 //!
 //! A test binary of its own (`harness = false`): started with `--serve-stdio` it is the server,
 //! whose stdout must carry nothing but protocol messages, which libtest's output would break.
@@ -116,6 +117,27 @@ const CHECKS: &[(&str, Check)] = &[
         "the_server_keeps_serving_after_errors",
         the_server_keeps_serving_after_errors,
     ),
+    ("an_async_tool_is_awaited", an_async_tool_is_awaited),
+    (
+        "progress_reaches_the_progress_callback_in_order",
+        progress_reaches_the_progress_callback_in_order,
+    ),
+    (
+        "a_cancelled_call_is_seen_by_its_tool",
+        a_cancelled_call_is_seen_by_its_tool,
+    ),
+    (
+        "log_messages_reach_the_logging_callback_at_the_level_asked",
+        log_messages_reach_the_logging_callback_at_the_level_asked,
+    ),
+    (
+        "every_kind_of_content_arrives_as_such",
+        every_kind_of_content_arrives_as_such,
+    ),
+    (
+        "request_data_comes_from_the_http_header_or_is_missing",
+        request_data_comes_from_the_http_header_or_is_missing,
+    ),
 ];
 
 /// This binary as a stdio server, a call to `wait` (whose gate nobody opens) in flight, and
@@ -195,7 +217,9 @@ fn over_stdio(python: &Path, transport: &str) -> Value {
 fn over_http(python: &Path) -> Value {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (registry, _gate) = common::registry();
-    let server = McpServer::new(registry, McpConfig::default()).unwrap();
+    let server = McpServer::new(registry, McpConfig::default())
+        .unwrap()
+        .with_request_data(common::caller_from_header);
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
@@ -294,4 +318,92 @@ fn parallel_calls_run_at_once(report: &Value) {
 
 fn the_server_keeps_serving_after_errors(report: &Value) {
     assert_eq!(report["after_errors"]["text"], "2");
+}
+
+fn an_async_tool_is_awaited(report: &Value) {
+    assert_eq!(
+        report["async_call"],
+        json!({"is_error": false, "text": "HELLO", "structured": null})
+    );
+}
+
+fn progress_reaches_the_progress_callback_in_order(report: &Value) {
+    let progress = &report["progress"];
+    assert_eq!(progress["result"]["text"], "counted to 3", "{progress}");
+    assert_eq!(
+        progress["seen"],
+        json!([
+            {"progress": 1.0, "total": 3.0, "message": "step 1 of 3"},
+            {"progress": 2.0, "total": 3.0, "message": "step 2 of 3"},
+            {"progress": 3.0, "total": 3.0, "message": "step 3 of 3"},
+        ])
+    );
+}
+
+fn a_cancelled_call_is_seen_by_its_tool(report: &Value) {
+    let cancelled = &report["cancelled"];
+    assert_eq!(cancelled["cancellations_seen"], "1", "{cancelled}");
+    assert_eq!(cancelled["after"]["text"], "2", "{cancelled}");
+}
+
+fn log_messages_reach_the_logging_callback_at_the_level_asked(report: &Value) {
+    let said = |level: &str| json!([level, "chatty", format!("{level} from chatty")]);
+    let by_default = &report["logs"];
+    assert_eq!(
+        by_default["result"]["text"], "said four things",
+        "{by_default}"
+    );
+    // Protocol 2026-07-28: a request that asks for none gets none; before it, a connection
+    // that set no level gets every level.
+    let expected = if report["protocol_version"] == "2026-07-28" {
+        json!([])
+    } else {
+        json!([said("debug"), said("info"), said("warning"), said("error")])
+    };
+    assert_eq!(by_default["seen"], expected, "{by_default}");
+    assert_eq!(
+        report["logs_at_warning"]["seen"],
+        json!([said("warning"), said("error")]),
+        "{report}"
+    );
+}
+
+fn every_kind_of_content_arrives_as_such(report: &Value) {
+    use base64::Engine as _;
+    let base64 = |bytes: &[u8]| base64::engine::general_purpose::STANDARD.encode(bytes);
+    assert_eq!(
+        report["media"],
+        json!([
+            {"type": "text", "text": "Everything:"},
+            {"type": "image", "data": base64(common::PNG), "mimeType": "image/png"},
+            {"type": "audio", "data": base64(common::WAV), "mimeType": "audio/wav"},
+            {"type": "resource", "resource":
+                {"uri": "test://notes", "mimeType": "text/markdown", "text": "some notes"}},
+            {"type": "resource", "resource":
+                {"uri": "test://bytes", "mimeType": "application/octet-stream", "blob": "AAEC/w=="}},
+            {"type": "resource_link", "uri": "file:///reports/q3.pdf", "name": "q3.pdf",
+             "mimeType": "application/pdf"},
+        ])
+    );
+}
+
+fn request_data_comes_from_the_http_header_or_is_missing(report: &Value) {
+    let missing = |answer: &Value| {
+        assert_eq!(answer["is_error"], true, "{answer}");
+        let text = answer["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("Tool `whoami` cannot run here: its caller did not provide the")
+                && text.contains("Caller"),
+            "{text}"
+        );
+    };
+    match report.get("whoami_without_header") {
+        // Over HTTP the client sends `Authorization: Bearer ada`; a second client sends none.
+        Some(without) => {
+            assert_eq!(report["whoami"]["text"], "you are ada", "{report}");
+            missing(without);
+        }
+        // Over stdio there is no header, and the server puts nothing in.
+        None => missing(&report["whoami"]),
+    }
 }

@@ -69,9 +69,10 @@ pub enum Dialect {
     /// exclusive bounds, `multipleOf`, `uniqueItems` and formats other than `date-time` said in
     /// the description.
     Gemini,
-    /// An MCP tool's `inputSchema` or `outputSchema` (`mcp`): canonical JSON Schema with every
-    /// reference inlined, since many clients do not resolve `$ref`, except references to a
-    /// recursive type, which stay `$ref`s into `$defs`.
+    /// An MCP tool's `inputSchema` or `outputSchema` (`mcp`): canonical JSON Schema 2020-12, the
+    /// dialect MCP's schemas are read in (SEP-1613, protocol 2025-11-25), named types as `$ref`s
+    /// into `$defs`; an `inputSchema` states it in `$schema` (an `outputSchema` does not: clients
+    /// of older protocols compile it as draft-07).
     Mcp,
 }
 
@@ -138,6 +139,7 @@ impl Dialect {
     pub(crate) const fn rules(self) -> Rules {
         const CANONICAL: Rules = Rules {
             schema_uri: None,
+            parameters_schema_uri: None,
             root_object: true,
             optional: Optional::Omitted,
             null: NullSpelling::TypeArray,
@@ -153,7 +155,7 @@ impl Dialect {
         };
         match self {
             Dialect::JsonSchema => Rules {
-                schema_uri: Some("https://json-schema.org/draft/2020-12/schema"),
+                schema_uri: Some(JSON_SCHEMA_2020_12),
                 root_object: false,
                 ..CANONICAL
             },
@@ -212,7 +214,7 @@ impl Dialect {
                 ..CANONICAL
             },
             Dialect::Mcp => Rules {
-                inline_refs: true,
+                parameters_schema_uri: Some(JSON_SCHEMA_2020_12),
                 ..CANONICAL
             },
         }
@@ -364,11 +366,16 @@ fn name_pattern(pattern: &'static str) -> Option<&'static regex::Regex> {
         .map(|(_, regex)| regex)
 }
 
+/// The `$schema` of JSON Schema 2020-12.
+const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
+
 /// What a dialect decides during the emitter's walk: one row of the table in [`Dialect::rules`].
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Rules {
     /// Written as `$schema` at the root of a whole document ([`crate::emit`] only).
     pub(crate) schema_uri: Option<&'static str>,
+    /// Written as `$schema` at the root of a tool's parameters ([`crate::parameters_schema`]).
+    pub(crate) parameters_schema_uri: Option<&'static str>,
     /// The root of a whole document must be written as `type: object` (never `anyOf`).
     pub(crate) root_object: bool,
     /// How an optional field is written.

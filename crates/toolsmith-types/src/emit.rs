@@ -13,11 +13,13 @@
 //! | `anthropic` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
 //! | `anthropic-strict` | not in `required` | `additionalProperties: false` | `[{key, value}]` | `const` | `$defs`; recursion an error | numeric, length and item-count bounds, `uniqueItems` |
 //! | `gemini` | not in `required`, `nullable: true` | no `additionalProperties` | `[{key, value}]` | one-value `enum` | inlined; recursion an error | exclusive bounds, `multipleOf`, `uniqueItems`, formats but `date-time` and `enum` |
-//! | `mcp` | not in `required` | as declared | `additionalProperties` | `const` | inlined unless recursive | — |
+//! | `mcp` | not in `required` | as declared | `additionalProperties` | `const` | `$defs` | — |
 //!
 //! More, per dialect:
 //! - Every dialect but `json-schema` wants an object at the root of a whole document ([`emit`]
-//!   refuses anything else with [`EmitError::RootNotObject`]) and writes no `$schema`.
+//!   refuses anything else with [`EmitError::RootNotObject`]) and writes no `$schema`; `mcp`
+//!   writes one at the root of a tool's parameters ([`parameters_schema`]), where MCP clients
+//!   read which dialect an `inputSchema` is in.
 //! - `openai` (not strict) is canonical JSON Schema, except that a `$ref` never has sibling
 //!   keywords: OpenAI refuses `{"$ref": .., "description": ..}`, so a described reference is
 //!   written in place, one level deep (the same in `openai-strict`).
@@ -179,7 +181,8 @@ pub fn emit(graph: &TypeGraph, dialect: Dialect) -> Result<Value, EmitError> {
 /// The parameters object of a tool whose arguments are `graph`, in `dialect`: a struct at the
 /// root (or a reference to one), in the shape
 /// `{"type":"object","properties":{...},"required":[...],"additionalProperties":false}` (the
-/// dialect's rules applied: see [`Dialect`]). Tool envelopes wrap this object.
+/// dialect's rules applied: see [`Dialect`]; [`Dialect::Mcp`] states its dialect in `$schema`
+/// first). Tool envelopes wrap this object.
 ///
 /// A top-level property with no description of its own (nor one from its type) is described as
 /// `"Parameter <name>"`, or `"Parameter <name> (optional)"` when it is not required. A real
@@ -239,7 +242,12 @@ pub fn parameters_schema(graph: &TypeGraph, dialect: Dialect) -> Result<Value, E
         tag: None,
         fallback_descriptions: true,
     };
-    let parameters = emitter.struct_schema(fields, shape)?;
+    let fields = emitter.struct_schema(fields, shape)?;
+    let mut parameters = Map::new();
+    if let Some(uri) = emitter.rules.parameters_schema_uri {
+        parameters.insert("$schema".to_owned(), Value::String(uri.to_owned()));
+    }
+    parameters.extend(fields);
     emitter.finish(parameters)
 }
 

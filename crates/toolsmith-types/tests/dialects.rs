@@ -651,11 +651,21 @@ fn gemini_keeps_only_the_date_time_format() {
 }
 
 #[test]
-fn mcp_inlines_references_to_types_that_are_not_recursive() {
-    assert_rule(Dialect::Mcp, support::only_recursive_definitions);
+fn mcp_parameters_state_json_schema_2020_12_and_keep_named_types_in_defs() {
     let schema = parameters_schema(&task_request(), Dialect::Mcp).unwrap();
-    assert!(schema.get("$defs").is_none());
-    assert_eq!(schema["properties"]["task"]["title"], json!("TaskRequest"));
+    assert_eq!(
+        schema["$schema"],
+        json!("https://json-schema.org/draft/2020-12/schema")
+    );
+    assert_eq!(
+        schema["properties"]["task"],
+        json!({"$ref": "#/$defs/TaskRequest", "description": "Parameter task"})
+    );
+    assert_eq!(schema["$defs"]["TaskRequest"]["type"], json!("object"));
+    // A whole document (an output schema) states no dialect: older clients compile it as
+    // draft-07.
+    let output = emit(&task_request(), Dialect::Mcp).unwrap();
+    assert!(output.get("$schema").is_none(), "{output}");
 }
 
 #[test]

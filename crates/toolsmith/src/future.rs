@@ -228,7 +228,15 @@ impl Future for Sleep {
 impl Drop for Sleep {
     fn drop(&mut self) {
         if let (Some(id), Some(timer)) = (self.id, TIMER.get().and_then(Option::as_ref)) {
-            lock(&timer.state).wakers.remove(&id);
+            let mut state = lock(&timer.state);
+            state.wakers.remove(&id);
+            // A deadline dropped before it passed stays queued until it passes: under a long
+            // timeout the queue would hold one for every call made meanwhile. Once most are
+            // such, they go (each sweep removes at least half the queue: a constant per call).
+            if state.queue.len() > 64 && state.queue.len() > 2 * state.wakers.len() {
+                let TimerState { queue, wakers } = &mut *state;
+                queue.retain(|std::cmp::Reverse((_, id))| wakers.contains_key(id));
+            }
         }
     }
 }
@@ -372,5 +380,27 @@ impl<T> Future for Receiver<T> {
         }
         slot.waker = Some(cx.waker().clone());
         Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn deadlines_dropped_before_they_pass_do_not_pile_up() {
+        let far = Instant::now() + Duration::from_secs(3600);
+        let mut cx = std::task::Context::from_waker(Waker::noop());
+        for _ in 0..10_000 {
+            let mut sleep = std::pin::pin!(sleep_until(far));
+            assert!(sleep.as_mut().poll(&mut cx).is_pending());
+        }
+        let Some(timer) = timer() else {
+            return;
+        };
+        let queued = lock(&timer.state).queue.len();
+        assert!(queued < 1_000, "{queued} deadlines still queued");
     }
 }

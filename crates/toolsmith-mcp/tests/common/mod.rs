@@ -3,11 +3,14 @@
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde::Serialize;
-use toolsmith::ToolType;
+use toolsmith::{
+    Content, Context, LogLevel, Progress, Resource, ResourceLink, ToolError, ToolOutput, ToolType,
+};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
@@ -106,6 +109,108 @@ impl Gate {
     }
 }
 
+/// Says `text` louder (an async tool: awaited on the executor).
+#[toolsmith::tool]
+pub async fn shout(text: String) -> String {
+    tokio::task::yield_now().await;
+    text.to_uppercase()
+}
+
+/// How many calls of `hold` in this process saw their cancellation.
+pub static CANCELLATIONS_SEEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Holds until cancelled (60 s at most), saying once that it has started; counts the
+/// cancellations it sees.
+#[toolsmith::tool]
+pub async fn hold(ctx: &Context) -> Result<String, ToolError> {
+    ctx.progress(Progress::new(0).with_message("holding"));
+    tokio::select! {
+        () = ctx.cancelled() => {
+            CANCELLATIONS_SEEN.fetch_add(1, Ordering::SeqCst);
+            Err(ToolError::Cancelled { tool: "hold".to_owned() })
+        }
+        () = tokio::time::sleep(Duration::from_secs(60)) => Ok("held 60 s".to_owned()),
+    }
+}
+
+/// How many calls of `hold` in this process saw their cancellation.
+#[toolsmith::tool]
+pub fn cancellations() -> usize {
+    CANCELLATIONS_SEEN.load(Ordering::SeqCst)
+}
+
+/// Counts to `n`, reporting each step.
+#[toolsmith::tool]
+pub async fn count_to(n: u32, ctx: &Context) -> String {
+    for step in 1..=n {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        ctx.progress(Progress::of(step, n).with_message(format!("step {step} of {n}")));
+    }
+    format!("counted to {n}")
+}
+
+/// Says four things, one at each level from debug to error (a sync tool: it logs from a tool
+/// thread).
+#[toolsmith::tool]
+pub fn chatty(ctx: &Context) -> String {
+    for level in [
+        LogLevel::Debug,
+        LogLevel::Info,
+        LogLevel::Warning,
+        LogLevel::Error,
+    ] {
+        ctx.log(level, format!("{level} from chatty"));
+    }
+    "said four things".to_owned()
+}
+
+/// A one-pixel PNG.
+pub const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+];
+
+/// A few bytes of WAV.
+pub const WAV: &[u8] = b"RIFF\x26\x00\x00\x00WAVEfmt ";
+
+/// Answers with every kind of content block at once.
+#[toolsmith::tool]
+pub fn media() -> ToolOutput {
+    let mut link = ResourceLink::new("file:///reports/q3.pdf", "q3.pdf");
+    link.mime_type = Some("application/pdf".to_owned());
+    ToolOutput::new(vec![
+        Content::text("Everything:"),
+        Content::image(PNG, "image/png"),
+        Content::audio(WAV, "audio/wav"),
+        Resource::text("test://notes", "some notes")
+            .with_mime_type("text/markdown")
+            .into(),
+        Resource::blob("test://bytes", vec![0u8, 1, 2, 255])
+            .with_mime_type("application/octet-stream")
+            .into(),
+        link.into(),
+    ])
+}
+
+/// Who is calling: request data the server puts into a call's context (from an HTTP header).
+#[derive(Debug, Clone)]
+pub struct Caller(pub String);
+
+/// Says who is calling.
+#[toolsmith::tool]
+pub fn whoami(ctx: &Context) -> Result<String, ToolError> {
+    Ok(format!("you are {}", ctx.get::<Caller>()?.0))
+}
+
+/// Puts the bearer token of a call's `Authorization` header into its context, as a [`Caller`].
+pub fn caller_from_header(request: &toolsmith_mcp::CallRequest<'_>, ctx: &mut Context) {
+    if let Some(token) = request
+        .header("authorization")
+        .and_then(|value| value.strip_prefix("Bearer "))
+    {
+        ctx.insert(Caller(token.to_owned()));
+    }
+}
+
 /// The test tools, with a fresh gate.
 pub fn registry() -> (Registry, Arc<Gate>) {
     let gate = Arc::new(Gate::default());
@@ -123,6 +228,17 @@ pub fn registry() -> (Registry, Arc<Gate>) {
         .unwrap()
         .add(gate.clone())
         .unwrap();
+    for tool in [
+        Arc::new(Shout) as Arc<dyn toolsmith::Tool>,
+        Arc::new(Hold),
+        Arc::new(Cancellations),
+        Arc::new(CountTo),
+        Arc::new(Chatty),
+        Arc::new(Media),
+        Arc::new(Whoami),
+    ] {
+        registry.add(tool).unwrap();
+    }
     (registry, gate)
 }
 
@@ -138,6 +254,11 @@ impl Client {
     pub async fn connect(config: McpConfig) -> (Client, Arc<Gate>) {
         let (registry, gate) = registry();
         let server = McpServer::new(registry, config).unwrap();
+        (Client::connect_to(server).await, gate)
+    }
+
+    /// `server` over in-memory pipes (served on this runtime), and an initialized client of it.
+    pub async fn connect_to(server: McpServer) -> Client {
         let (client_write, server_read) = tokio::io::duplex(1 << 16);
         let (server_write, client_read) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move { server.serve(server_read, server_write).await });
@@ -162,7 +283,7 @@ impl Client {
             )
             .await;
         assert!(init.get("result").is_some(), "{init}");
-        (client, gate)
+        client
     }
 
     /// Writes one raw line.

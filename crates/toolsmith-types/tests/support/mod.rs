@@ -1109,43 +1109,6 @@ pub fn optional_properties_nullable(schema: &Value) -> Vec<String> {
     })
 }
 
-/// Every definition under `$defs` refers to itself (MCP inlines the others).
-pub fn only_recursive_definitions(schema: &Value) -> Vec<String> {
-    let Some(Value::Object(defs)) = schema.get("$defs") else {
-        return vec![];
-    };
-    let refs_in = |def: &Value| {
-        let mut targets = Vec::new();
-        each_schema(def, &mut |_, object| {
-            if let Some(Value::String(target)) = object.get("$ref") {
-                targets.push(target.trim_start_matches("#/$defs/").to_owned());
-            }
-        });
-        targets
-    };
-    let mut out = Vec::new();
-    for (name, def) in defs {
-        let mut seen = HashSet::new();
-        let mut pending = refs_in(def);
-        let mut recursive = false;
-        while let Some(target) = pending.pop() {
-            if target == *name {
-                recursive = true;
-                break;
-            }
-            if seen.insert(target.clone())
-                && let Some(next) = defs.get(&target)
-            {
-                pending.extend(refs_in(next));
-            }
-        }
-        if !recursive {
-            out.push(format!("/$defs/{name}"));
-        }
-    }
-    out
-}
-
 /// The rules of `dialect`'s row in `dialects.md` that a parameters schema can be checked for
 /// (JSON Schema validity is checked separately).
 pub fn rule_checks(dialect: Dialect) -> Vec<(&'static str, RuleCheck)> {
@@ -1186,10 +1149,6 @@ pub fn rule_checks(dialect: Dialect) -> Vec<(&'static str, RuleCheck)> {
             checks.push(("only Gemini keywords", only_gemini_keywords));
             checks.push(("optional is nullable", optional_properties_nullable));
             checks.push(("_type as one-value enum", tags_are_one_value_enums));
-        }
-        Dialect::Mcp => {
-            checks.push(("_type as const", tags_are_const));
-            checks.push(("only recursive $defs", only_recursive_definitions));
         }
         _ => checks.push(("_type as const", tags_are_const)),
     }
