@@ -118,11 +118,11 @@ impl std::error::Error for InsideRuntime {}
 /// # Errors
 /// [`InsideRuntime`] when called from inside a tokio runtime (with the `tokio` feature).
 pub fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
+    if inside_runtime() {
+        return Err(InsideRuntime);
+    }
     #[cfg(feature = "tokio")]
     {
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(InsideRuntime);
-        }
         thread_local! {
             static RUNTIME: Option<tokio::runtime::Runtime> = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -144,6 +144,31 @@ pub fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
     #[cfg(not(feature = "tokio"))]
     {
         Ok(park_on(future))
+    }
+}
+
+/// The call `make` makes, run as [`block_on`] runs a future; refused before `make` is called,
+/// so that nothing of the call runs where its answer could not be waited for (a sync tool's body
+/// runs when its call is made).
+pub(crate) fn block_on_call<F: Future>(
+    make: impl FnOnce() -> F,
+) -> Result<F::Output, InsideRuntime> {
+    if inside_runtime() {
+        return Err(InsideRuntime);
+    }
+    block_on(make())
+}
+
+/// Whether this thread is inside a runtime where blocking could deadlock (a tokio runtime,
+/// with the `tokio` feature; nothing can be told without it).
+fn inside_runtime() -> bool {
+    #[cfg(feature = "tokio")]
+    {
+        tokio::runtime::Handle::try_current().is_ok()
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        false
     }
 }
 
