@@ -377,9 +377,9 @@ impl ToolError {
             }
             ToolError::TimedOut { tool, after } => match after {
                 Some(after) => format!(
-                    "Tool `{tool}` did not answer within {:.1} s and was stopped; try a smaller \
+                    "Tool `{tool}` did not answer within {} and was stopped; try a smaller \
                      request, or try again later.",
-                    after.as_secs_f64()
+                    readable(*after)
                 ),
                 None => format!(
                     "Tool `{tool}` did not answer before its deadline and was stopped; try a \
@@ -423,6 +423,16 @@ impl ToolError {
             out.extend(extra);
         }
         out
+    }
+}
+
+/// A time given, as a person reads it: `250 ms` under a second (where tenths of a second
+/// would round a short timeout to `0.0 s`), else seconds with one decimal.
+fn readable(time: Duration) -> String {
+    if time < Duration::from_secs(1) {
+        format!("{} ms", time.as_millis())
+    } else {
+        format!("{:.1} s", time.as_secs_f64())
     }
 }
 
