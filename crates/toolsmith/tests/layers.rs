@@ -229,9 +229,12 @@ fn a_panic_in_a_layer_inside_catch_panic_is_caught_too() {
 
 // ---- Trace, read by a capturing subscriber. ----
 
+/// A span's name and fields.
+type Span = (String, BTreeMap<String, String>);
+
 /// Every span's fields, as recorded (values as their `Debug` text, strings bare).
 #[derive(Clone, Default)]
-struct Spans(Arc<Mutex<Vec<(String, BTreeMap<String, String>)>>>);
+struct Spans(Arc<Mutex<Vec<Span>>>);
 
 struct Fields<'a>(&'a mut BTreeMap<String, String>);
 
@@ -278,7 +281,7 @@ where
 }
 
 /// The spans `body` made, each its name and fields (without the span id).
-fn traced(body: impl FnOnce()) -> Vec<(String, BTreeMap<String, String>)> {
+fn traced(body: impl FnOnce()) -> Vec<Span> {
     let spans = Spans::default();
     let subscriber = tracing_subscriber::registry().with(spans.clone());
     tracing::subscriber::with_default(subscriber, body);
@@ -364,8 +367,10 @@ fn events_a_tool_logs_without_a_reporter_belong_to_its_span() {
         ctx.log(toolsmith::LogLevel::Warning, "careful");
         String::new()
     }
+    /// Each event: the span it belongs to, its level and message.
+    type Event = (Option<String>, String);
     #[derive(Clone, Default)]
-    struct Events(Arc<Mutex<Vec<(Option<String>, String)>>>);
+    struct Events(Arc<Mutex<Vec<Event>>>);
     impl<S> tracing_subscriber::Layer<S> for Events
     where
         S: tracing::Subscriber + for<'l> tracing_subscriber::registry::LookupSpan<'l>,
