@@ -208,6 +208,35 @@ fn under_the_default_layers_a_panic_is_caught_once_and_seen_once_from_outside() 
 }
 
 #[test]
+fn two_catch_panic_layers_catch_a_panic_once() {
+    panics("");
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let registry = registry(vec![
+        journal("outer", &lines),
+        Arc::new(CatchPanic),
+        journal("between", &lines),
+        Arc::new(CatchPanic),
+    ]);
+    for tool in ["explode", "explode_later"] {
+        lines.lock().unwrap().clear();
+        let message = format!("counted: {tool} twice guarded");
+        let args = json!({ "message": message }).to_string();
+        assert_eq!(call(&registry, tool, &args).unwrap_err().code(), "panicked");
+        assert_eq!(panics(&message), 1);
+        // The inner CatchPanic caught it: the layer between the two saw an answer.
+        assert_eq!(
+            *lines.lock().unwrap(),
+            [
+                format!("outer > {tool}"),
+                format!("between > {tool}"),
+                format!("between < {tool} panicked"),
+                format!("outer < {tool} panicked"),
+            ]
+        );
+    }
+}
+
+#[test]
 fn a_panic_in_a_layer_inside_catch_panic_is_caught_too() {
     struct Faulty;
     impl Layer for Faulty {
