@@ -56,7 +56,10 @@ impl fmt::Debug for Call<'_> {
     }
 }
 
-/// Something that wraps every call: see the [module](self).
+/// Something that wraps every call: it sees the [`Call`] (the tool, its arguments, its
+/// [`Context`]) and the rest of the stack ([`Next`]), and may change the context, answer
+/// without going on, or wrap what the rest answers. The built-in ones: [`CatchPanic`],
+/// [`Trace`], [`Timeout`], [`ConcurrencyLimit`] and [`Stats`](crate::Stats)'s layer.
 ///
 /// ```
 /// use std::sync::Arc;
