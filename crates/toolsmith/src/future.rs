@@ -208,14 +208,18 @@ pub fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
 
 /// The call `make` makes, run as [`block_on`] runs a future; refused before `make` is called,
 /// so that nothing of the call runs where its answer could not be waited for (a sync tool's body
-/// runs when its call is made).
-pub(crate) fn block_on_call<F: Future>(
-    make: impl FnOnce() -> F,
-) -> Result<F::Output, InsideRuntime> {
+/// runs when its call is made). A call that answered as it was made is not handed to a runtime
+/// at all (entering tokio's was twice the cost of a trivial call).
+pub(crate) fn block_on_call<'a>(
+    make: impl FnOnce() -> ToolFuture<'a>,
+) -> Result<ToolResult, InsideRuntime> {
     if inside_runtime() {
         return Err(InsideRuntime);
     }
-    block_on(make())
+    match make().into_ready() {
+        Ok(answer) => Ok(answer),
+        Err(pending) => block_on(pending),
+    }
 }
 
 /// Whether this thread is inside a runtime where blocking could deadlock (a tokio runtime,
