@@ -1,15 +1,21 @@
-//! What a tool call costs on top of the function it runs: a trivial tool called through the
-//! registry (lookup by name, reading and coercing the argument text, invocation, rendering the
-//! output) against calling the Rust function directly, and against the hand-written dispatch a
-//! program without toolsmith would write (serde reads the arguments, the function runs, the
-//! result is formatted). Also what emitting every registered tool's schema costs, and declaring
-//! every tool in each dialect: written afresh (cold) against taken from the tool's cache of
-//! declarations (`toolsmith::declaration`, what a server answering `tools/list` calls).
+//! What a tool call costs on top of the function it runs: a trivial tool called through
+//! `Registry::call` with the default layers (lookup by name, the `Trace` and `CatchPanic`
+//! layers with no tracing subscriber listening, reading and coercing the argument text,
+//! invocation, rendering the output) against the hand-written dispatch a program without
+//! toolsmith would write (serde reads the arguments, the function runs, the result is
+//! formatted); the same tool written `async`, its future polled to its end by a trivial
+//! executor; and declaring every registered tool in each dialect, written afresh (cold)
+//! against lent from the registry's cache (`RegisteredTool::declaration`, what a server
+//! answering `tools/list` or an agent declaring its tools every turn calls).
 //!
-//! Run with `cargo xtask bench`.
+//! Run with `cargo xtask bench registry`.
 
+use std::future::Future;
 use std::hint::black_box;
+use std::pin::pin;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::task::{Poll, Waker};
 
 #[path = "../../../benches/harness.rs"]
 mod harness;
@@ -17,40 +23,18 @@ mod harness;
 use harness::{Case, report};
 use serde::{Deserialize, Serialize};
 use toolsmith::{
-    Arguments, Context, Dialect, Limits, Policy, Registry, Tool, ToolAnnotations, ToolError,
-    ToolOutput, ToolType, TypeGraph, declaration,
+    Arguments, Context, Dialect, Limits, Registry, Tool, ToolFuture, ToolResult, ToolType, envelope,
 };
-
-/// A tool as it is, but keeping no declarations: each one is written afresh.
-struct Fresh<'a>(&'a dyn Tool);
-
-impl Tool for Fresh<'_> {
-    fn name(&self) -> &str {
-        self.0.name()
-    }
-    fn description(&self) -> &str {
-        self.0.description()
-    }
-    fn parameters(&self) -> &TypeGraph {
-        self.0.parameters()
-    }
-    fn output(&self) -> Option<&TypeGraph> {
-        self.0.output()
-    }
-    fn annotations(&self) -> ToolAnnotations {
-        self.0.annotations()
-    }
-    fn limits(&self) -> Option<Limits> {
-        self.0.limits()
-    }
-    fn call(&self, arguments: Arguments<'_>, policy: &Policy) -> Result<ToolOutput, ToolError> {
-        self.0.call(arguments, policy)
-    }
-}
 
 /// Adds two integers.
 #[toolsmith::tool]
 fn add(a: i64, b: i64) -> i64 {
+    a.wrapping_add(b)
+}
+
+/// Adds two integers, as an async tool.
+#[toolsmith::tool]
+async fn add_async(a: i64, b: i64) -> i64 {
     a.wrapping_add(b)
 }
 
@@ -144,6 +128,25 @@ impl DatabaseToolset {
 
 const ARGS: &str = r#"{"a": 2, "b": 40}"#;
 
+/// The trivial executor: polls `future` with a waker that does nothing until it answers
+/// (every future here answers on its first poll; the loop is what an executor would do).
+fn poll_to_end<F: Future>(future: F) -> F::Output {
+    let mut cx = std::task::Context::from_waker(Waker::noop());
+    let mut future = pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+    }
+}
+
+/// A call's answer as text, for the checks.
+fn text(result: ToolResult) -> Result<String, String> {
+    result
+        .map(|o| o.as_text().into_owned())
+        .map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let registry = match toolsmith::registry() {
         Ok(registry) => registry,
@@ -152,28 +155,29 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let policy = Policy::default();
-    let tool = Add;
+    let bare = registry.clone().with_layers(Vec::new());
+    let call = |registry: &Registry, name: &str| -> ToolResult {
+        poll_to_end(registry.call(
+            black_box(name),
+            Arguments::Text(black_box(ARGS)),
+            Context::new(),
+        ))
+    };
 
     // Every path must give the same answer before its speed means anything.
-    let through_registry = registry
-        .call_blocking(
-            "add",
-            Arguments::Text(ARGS),
-            Context::new().with_policy(policy.clone()),
-        )
-        .map(|o| o.as_text());
-    let stated = registry
-        .call_blocking(
-            "add_stated",
-            Arguments::Text(ARGS),
-            Context::new().with_policy(policy.clone()),
-        )
-        .map(|o| o.as_text());
     let checks = [
         ("hand dispatch", hand_dispatch(ARGS)),
-        ("registry call", through_registry.map_err(|e| e.to_string())),
-        ("a tool stating limits", stated.map_err(|e| e.to_string())),
+        ("Registry::call", text(call(registry, "add"))),
+        (
+            "Registry::call of an async tool",
+            text(call(registry, "add_async")),
+        ),
+        ("Registry::call without layers", text(call(&bare, "add"))),
+        ("a tool stating limits", text(call(registry, "add_stated"))),
+        (
+            "Registry::call_blocking",
+            text(registry.call_blocking("add", Arguments::Text(ARGS), Context::new())),
+        ),
     ];
     for (name, result) in checks {
         if result.as_deref() != Ok("42") {
@@ -181,85 +185,57 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    let tool: Arc<dyn Tool> = Arc::new(Add);
+    if !matches!(
+        registry
+            .call("add", Arguments::Text(ARGS), Context::new())
+            .into_ready(),
+        Ok(Ok(_))
+    ) {
+        eprintln!("bench registry: a sync tool's call was not ready when made");
+        return ExitCode::FAILURE;
+    }
 
     report(
-        "a trivial tool, add(a, b), called with the text {\"a\": 2, \"b\": 40} (ratios to the direct call)",
+        "a trivial tool, add(a, b), called with the text {\"a\": 2, \"b\": 40}: the default \
+         layers (Trace, CatchPanic; no tracing subscriber), the future polled to its end by a \
+         noop-waker loop (ratios to the hand-written dispatch)",
         vec![
+            Case::new("hand dispatch: serde_json::from_str + call", || {
+                hand_dispatch(black_box(ARGS))
+            }),
+            Case::new("Registry::call of fn add", || call(registry, "add")).target(1.6),
+            Case::new("Registry::call of async fn add", || {
+                call(registry, "add_async")
+            })
+            .target(1.6),
+        ],
+    );
+    report(
+        "where the time goes: the same call by other ways (ratios to the hand-written dispatch)",
+        vec![
+            Case::new("hand dispatch: serde_json::from_str + call", || {
+                hand_dispatch(black_box(ARGS))
+            }),
             Case::new("direct Rust call add(2, 40)", || {
                 add(black_box(2), black_box(40))
             }),
-            Case::new("hand dispatch: serde_json::from_str + call", || {
-                hand_dispatch(black_box(ARGS))
-            }),
             Case::new("Tool::call (coercion + invocation)", || {
-                tool.call_blocking(
-                    Arguments::Text(black_box(ARGS)),
-                    Context::new().with_policy(policy.clone()),
-                )
+                poll_to_end(tool.call(Arguments::Text(black_box(ARGS)), Context::new()))
             }),
-            Case::new("Registry::call (lookup + the above)", || {
+            Case::new("Registry::call without layers", || call(&bare, "add")),
+            Case::new("Registry::call of a tool stating limits", || {
+                call(registry, "add_stated")
+            }),
+            Case::new("Registry::call_blocking (block_on)", || {
                 registry.call_blocking(
                     black_box("add"),
                     Arguments::Text(black_box(ARGS)),
-                    Context::new().with_policy(policy.clone()),
+                    Context::new(),
                 )
             }),
-            Case::new("Registry::call of a tool stating its own limits", || {
-                registry.call(
-                    black_box("add_stated"),
-                    Arguments::Text(black_box(ARGS)),
-                    &policy,
-                )
-            }),
-        ],
-    );
-    report(
-        "the same, as ratios to the hand-written dispatch",
-        vec![
-            Case::new("hand dispatch: serde_json::from_str + call", || {
-                hand_dispatch(black_box(ARGS))
-            }),
-            Case::new("Registry::call", || {
-                registry.call_blocking(
-                    black_box("add"),
-                    Arguments::Text(black_box(ARGS)),
-                    Context::new().with_policy(policy.clone()),
-                )
-            })
-            .target(2.0),
-        ],
-    );
-
-    let emit_all = |registry: &Registry| {
-        registry
-            .iter()
-            .map(|entry| {
-                entry
-                    .tool()
-                    .call_schema()
-                    .map(|s| s.to_string().len())
-                    .unwrap_or(0)
-            })
-            .sum::<usize>()
-    };
-    if emit_all(registry) == 0 {
-        eprintln!("bench registry: no schema was emitted");
-        return ExitCode::FAILURE;
-    }
-    report(
-        &format!(
-            "call_schema() of every registered tool ({} tools; ratio to a pass reading their names)",
-            registry.len()
-        ),
-        vec![
-            Case::new("iterate the registry, reading names", || {
-                registry
-                    .iter()
-                    .map(|e| e.tool().name().len())
-                    .sum::<usize>()
-            }),
-            Case::new("emit every tool's call_schema", || {
-                emit_all(black_box(registry))
+            Case::new("ToolFuture::ready + poll (the future alone)", || {
+                poll_to_end(ToolFuture::ready(Ok(toolsmith::ToolOutput::text("42"))))
             }),
         ],
     );
@@ -270,16 +246,25 @@ fn main() -> ExitCode {
         registry
             .iter()
             .map(|entry| {
-                let tool = entry.tool().as_ref();
-                let declared = if cached {
-                    declaration(tool, dialect).map(|d| d.as_object().map_or(0, |o| o.len()))
+                let fields =
+                    |declared: &serde_json::Value| declared.as_object().map_or(0, |o| o.len());
+                if cached {
+                    entry.declaration(dialect).map(|d| fields(&d))
                 } else {
-                    declaration(&Fresh(tool), dialect).map(|d| d.as_object().map_or(0, |o| o.len()))
-                };
-                declared.unwrap_or(1)
+                    envelope(entry.tool().as_ref(), dialect).map(|d| fields(&d))
+                }
+                .unwrap_or(1)
             })
             .sum::<usize>()
     };
+    for dialect in Dialect::ALL {
+        if declare_all(registry, dialect, true) != declare_all(registry, dialect, false) {
+            eprintln!(
+                "bench registry: the cached declarations in {dialect} differ from fresh ones"
+            );
+            return ExitCode::FAILURE;
+        }
+    }
     let tools = registry.len().max(1) as f64;
     let mut rows = Vec::new();
     for dialect in Dialect::ALL {
@@ -289,10 +274,10 @@ fn main() -> ExitCode {
                 registry.len()
             ),
             vec![
-                Case::new("written afresh (cold)", || {
+                Case::new("written afresh (cold): envelope", || {
                     declare_all(black_box(registry), dialect, false)
                 }),
-                Case::new("from the declaration cache", || {
+                Case::new("lent from the cache: RegisteredTool::declaration", || {
                     declare_all(black_box(registry), dialect, true)
                 }),
             ],

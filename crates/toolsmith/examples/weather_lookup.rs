@@ -3,7 +3,7 @@
 //!
 //! Run it with `cargo run -p toolsmith --example weather_lookup`.
 
-use toolsmith::{Arguments, Context, Tool, ToolExt};
+use toolsmith::{Arguments, Context, ToolExt};
 
 /// Looks up the current weather for a city.
 #[toolsmith::tool(read_only, open_world)]
@@ -75,7 +75,7 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
     use serde_json::json;
-    use toolsmith::{ToolAnnotations, testing};
+    use toolsmith::{Tool, ToolAnnotations, testing};
 
     use super::*;
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::task::{Poll, Wake, Waker};
 use std::time::Instant;
 
-use crate::{ToolError, ToolOutput};
+use crate::{Tool, ToolError, ToolOutput};
 
 /// What a call answers.
 pub type ToolResult = Result<ToolOutput, ToolError>;
@@ -26,9 +26,19 @@ pub type ToolResult = Result<ToolOutput, ToolError>;
 #[must_use = "a call does nothing unless awaited"]
 pub struct ToolFuture<'a>(Repr<'a>);
 
+type BoxedCall<'a> = Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>;
+
 enum Repr<'a> {
     Ready(Option<ToolResult>),
-    Boxed(Pin<Box<dyn Future<Output = ToolResult> + Send + 'a>>),
+    Boxed(BoxedCall<'a>),
+    /// A boxed call whose panics while it is polled answer [`ToolError::Panicked`], naming
+    /// the tool: [`CatchPanic`](crate::CatchPanic)'s work, done in place rather than in a
+    /// second box around the first (an allocation on every async call).
+    Caught {
+        future: BoxedCall<'a>,
+        tool: &'a dyn Tool,
+        renamed: Option<Arc<str>>,
+    },
 }
 
 impl<'a> ToolFuture<'a> {
@@ -42,6 +52,36 @@ impl<'a> ToolFuture<'a> {
     #[inline]
     pub fn new(future: impl Future<Output = ToolResult> + Send + 'a) -> Self {
         ToolFuture(Repr::Boxed(Box::pin(future)))
+    }
+
+    /// The answer, where the call has it already: a layer that only looks at it returns the
+    /// future as it is, instead of taking the answer out and wrapping it again.
+    #[inline]
+    pub(crate) fn answer(&self) -> Option<&ToolResult> {
+        match &self.0 {
+            Repr::Ready(Some(result)) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// Whether the call has its answer already.
+    #[inline]
+    pub(crate) fn is_ready(&self) -> bool {
+        self.answer().is_some()
+    }
+
+    /// The same call, a panic while it is polled answering [`ToolError::Panicked`] for
+    /// `tool` (or `renamed`, the name it was called by where that is not its own).
+    pub(crate) fn catching_panics(self, tool: &'a dyn Tool, renamed: Option<Arc<str>>) -> Self {
+        match self.0 {
+            Repr::Boxed(future) => ToolFuture(Repr::Caught {
+                future,
+                tool,
+                renamed,
+            }),
+            // A ready call cannot panic any more; a caught one is caught already.
+            repr => ToolFuture(repr),
+        }
     }
 
     /// The answer, if the call has it already; else the future back.
@@ -61,8 +101,8 @@ impl Future for ToolFuture<'_> {
     type Output = ToolResult;
 
     #[inline]
-    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<ToolResult> {
-        match &mut self.get_mut().0 {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<ToolResult> {
+        match &mut self.0 {
             Repr::Ready(result) => match result.take() {
                 Some(result) => Poll::Ready(result),
                 // Polled again after its answer: a caller's bug, answered as one.
@@ -72,6 +112,25 @@ impl Future for ToolFuture<'_> {
                 })),
             },
             Repr::Boxed(future) => future.as_mut().poll(cx),
+            Repr::Caught {
+                future,
+                tool,
+                renamed,
+            } => match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+                Ok(poll) => poll,
+                Err(payload) => {
+                    let panicked = ToolError::Panicked {
+                        tool: renamed.as_deref().unwrap_or(tool.name()).to_owned(),
+                        message: panic_message(payload.as_ref()),
+                    };
+                    // The future that panicked is dropped here, where a panic of its own
+                    // cannot reach the caller either.
+                    let this = self.get_mut();
+                    let spent = std::mem::replace(&mut this.0, Repr::Ready(None));
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(spent)));
+                    Poll::Ready(Err(panicked))
+                }
+            },
         }
     }
 }
@@ -80,7 +139,7 @@ impl fmt::Debug for ToolFuture<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.0 {
             Repr::Ready(_) => "ready",
-            Repr::Boxed(_) => "pending",
+            Repr::Boxed(_) | Repr::Caught { .. } => "pending",
         };
         f.debug_tuple("ToolFuture").field(&state).finish()
     }
@@ -118,11 +177,11 @@ impl std::error::Error for InsideRuntime {}
 /// # Errors
 /// [`InsideRuntime`] when called from inside a tokio runtime (with the `tokio` feature).
 pub fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
+    if inside_runtime() {
+        return Err(InsideRuntime);
+    }
     #[cfg(feature = "tokio")]
     {
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(InsideRuntime);
-        }
         thread_local! {
             static RUNTIME: Option<tokio::runtime::Runtime> = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -144,6 +203,35 @@ pub fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
     #[cfg(not(feature = "tokio"))]
     {
         Ok(park_on(future))
+    }
+}
+
+/// The call `make` makes, run as [`block_on`] runs a future; refused before `make` is called,
+/// so that nothing of the call runs where its answer could not be waited for (a sync tool's body
+/// runs when its call is made). A call that answered as it was made is not handed to a runtime
+/// at all (entering tokio's was twice the cost of a trivial call).
+pub(crate) fn block_on_call<'a>(
+    make: impl FnOnce() -> ToolFuture<'a>,
+) -> Result<ToolResult, InsideRuntime> {
+    if inside_runtime() {
+        return Err(InsideRuntime);
+    }
+    match make().into_ready() {
+        Ok(answer) => Ok(answer),
+        Err(pending) => block_on(pending),
+    }
+}
+
+/// Whether this thread is inside a runtime where blocking could deadlock (a tokio runtime,
+/// with the `tokio` feature; nothing can be told without it).
+fn inside_runtime() -> bool {
+    #[cfg(feature = "tokio")]
+    {
+        tokio::runtime::Handle::try_current().is_ok()
+    }
+    #[cfg(not(feature = "tokio"))]
+    {
+        false
     }
 }
 
@@ -178,21 +266,6 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
     } else {
         "a panic without a message".to_owned()
     }
-}
-
-/// `future`, with a panic while it is polled turned into [`ToolError::Panicked`] for `tool`.
-pub(crate) async fn catch_panics(future: ToolFuture<'_>, tool: &str) -> ToolResult {
-    let mut future = future;
-    std::future::poll_fn(|cx| {
-        match catch_unwind(AssertUnwindSafe(|| Pin::new(&mut future).poll(cx))) {
-            Ok(poll) => poll,
-            Err(payload) => Poll::Ready(Err(ToolError::Panicked {
-                tool: tool.to_owned(),
-                message: panic_message(payload.as_ref()),
-            })),
-        }
-    })
-    .await
 }
 
 /// Completes at `deadline`, woken by one timer thread the process shares (started on first use).

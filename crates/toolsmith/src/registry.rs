@@ -11,9 +11,10 @@ use serde_json::Value;
 use toolsmith_types::{Arguments, Dialect, Limits, TypeGraph};
 
 use crate::envelope::Declarations;
+use crate::future::block_on_call;
 use crate::{
     CatchPanic, Context, EnvelopeError, Layer, Next, Offload, Tool, ToolAnnotations, ToolError,
-    ToolFuture, ToolOutput, Toolset, Trace, block_on,
+    ToolFuture, ToolOutput, Toolset, Trace,
 };
 
 /// What the macros submit to the link-time collection: one per toolset or single tool not
@@ -394,20 +395,20 @@ impl Registry {
         })
     }
 
-    /// [`call`](Registry::call), run to its end on this thread ([`block_on`]): the blocking
-    /// entry point for sync code (a CLI, tests, scripts), async tools included.
+    /// [`call`](Registry::call), run to its end on this thread ([`block_on`](crate::block_on)):
+    /// the blocking entry point for sync code (a CLI, tests, scripts), async tools included.
     ///
     /// # Errors
     /// As [`call`](Registry::call); [`ToolError::Unavailable`] when called from inside a tokio
-    /// runtime (with the crate's `tokio` feature), where blocking could deadlock: await
-    /// [`call`](Registry::call) there.
+    /// runtime (with the crate's `tokio` feature), where blocking could deadlock, before any of
+    /// the call runs (a sync tool's body included): await [`call`](Registry::call) there.
     pub fn call_blocking(
         &self,
         name: &str,
         arguments: Arguments<'_>,
         context: Context,
     ) -> Result<ToolOutput, ToolError> {
-        block_on(self.call(name, arguments, context)).unwrap_or_else(|inside| {
+        block_on_call(|| self.call(name, arguments, context)).unwrap_or_else(|inside| {
             Err(ToolError::Unavailable {
                 tool: name.to_owned(),
                 reason: inside.to_string(),

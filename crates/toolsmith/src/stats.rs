@@ -142,21 +142,19 @@ pub struct StatsLayer {
 impl Layer for StatsLayer {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> ToolFuture<'a> {
         let tool = call.tool;
-        let name = call.context.tool.clone();
+        let name = call.renamed();
         let future = next.run(call);
-        match future.into_ready() {
-            Ok(result) => {
-                self.stats
-                    .record(name.as_deref().unwrap_or(tool.name()), &result);
-                ToolFuture::ready(result)
-            }
-            Err(future) => ToolFuture::new(async move {
-                let result = future.await;
-                self.stats
-                    .record(name.as_deref().unwrap_or(tool.name()), &result);
-                result
-            }),
+        if let Some(result) = future.answer() {
+            self.stats
+                .record(name.as_deref().unwrap_or(tool.name()), result);
+            return future;
         }
+        ToolFuture::new(async move {
+            let result = future.await;
+            self.stats
+                .record(name.as_deref().unwrap_or(tool.name()), &result);
+            result
+        })
     }
 }
 

@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 use toolsmith_types::{Arguments, CoerceErrors, Limits, Repair, TypeGraph};
 
 use crate::content::{Content, joined_text};
-use crate::{Context, ToolFuture, block_on};
+use crate::future::block_on_call;
+use crate::{Context, ToolFuture};
 
 /// A tool a model can call: a name, a description, typed parameters, and a call.
 ///
@@ -127,21 +128,21 @@ pub trait Tool: Send + Sync {
 
 /// The blocking entry point for any [`Tool`]: implemented for every tool.
 pub trait ToolExt: Tool {
-    /// Runs the call to its end on this thread ([`block_on`]): for sync code (a CLI, tests,
-    /// scripts), async tools included. No layer is applied (a panic is the caller's); call
-    /// through a [`Registry`](crate::Registry) for those.
+    /// Runs the call to its end on this thread ([`block_on`](crate::block_on)): for sync code
+    /// (a CLI, tests, scripts), async tools included. No layer is applied (a panic is the
+    /// caller's); call through a [`Registry`](crate::Registry) for those.
     ///
     /// # Errors
     /// As [`Tool::call`]; [`ToolError::Unavailable`] when called from inside a tokio runtime
-    /// (with the crate's `tokio` feature), where blocking could deadlock: await
-    /// [`Tool::call`] there.
+    /// (with the crate's `tokio` feature), where blocking could deadlock, before any of the call
+    /// runs (a sync tool's body included): await [`Tool::call`] there.
     fn call_blocking(
         &self,
         arguments: Arguments<'_>,
         context: Context,
     ) -> Result<ToolOutput, ToolError> {
         let tool = context.tool_name().unwrap_or(self.name()).to_owned();
-        block_on(self.call(arguments, context)).unwrap_or_else(|inside| {
+        block_on_call(|| self.call(arguments, context)).unwrap_or_else(|inside| {
             Err(ToolError::Unavailable {
                 tool,
                 reason: inside.to_string(),
@@ -376,9 +377,9 @@ impl ToolError {
             }
             ToolError::TimedOut { tool, after } => match after {
                 Some(after) => format!(
-                    "Tool `{tool}` did not answer within {:.1} s and was stopped; try a smaller \
+                    "Tool `{tool}` did not answer within {} and was stopped; try a smaller \
                      request, or try again later.",
-                    after.as_secs_f64()
+                    readable(*after)
                 ),
                 None => format!(
                     "Tool `{tool}` did not answer before its deadline and was stopped; try a \
@@ -422,6 +423,16 @@ impl ToolError {
             out.extend(extra);
         }
         out
+    }
+}
+
+/// A time given, as a person reads it: `250 ms` under a second (where tenths of a second
+/// would round a short timeout to `0.0 s`), else seconds with one decimal.
+fn readable(time: Duration) -> String {
+    if time < Duration::from_secs(1) {
+        format!("{} ms", time.as_millis())
+    } else {
+        format!("{:.1} s", time.as_secs_f64())
     }
 }
 
