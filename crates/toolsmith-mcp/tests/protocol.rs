@@ -19,15 +19,16 @@ const REPAIRS: &str = "toolsmith/repairs";
 
 /// What the argument reader says of `arguments` for the test tool `add`: the message every
 /// surface gives a model.
-fn reader_says(arguments: &str) -> String {
+async fn reader_says(arguments: &str) -> String {
     let (registry, _gate) = common::registry();
     let policy = McpConfig::default().policy().clone();
     registry
-        .call_blocking(
+        .call(
             "add",
             Arguments::Text(arguments),
-            Context::new().with_policy(policy.clone()),
+            Context::new().with_policy(policy),
         )
+        .await
         .unwrap_err()
         .to_model_message()
 }
@@ -119,7 +120,7 @@ async fn duplicate_keys_get_the_answer_every_surface_gives() {
         assert_eq!(answer["id"], id, "{answer}");
         assert_eq!(answer["result"]["isError"], true, "{answer}");
         let message = text(&answer);
-        assert_eq!(message, reader_says(arguments));
+        assert_eq!(message, reader_says(arguments).await);
         assert!(message.contains("each key at most once"), "{message}");
     }
 }
@@ -274,7 +275,7 @@ async fn over_http_duplicate_keys_get_the_answer_every_surface_gives() {
     let arguments = r#"{"a": 1, "a": 2, "b": 3}"#;
     let answer = post_call(port, arguments).await;
     assert_eq!(answer["result"]["isError"], true, "{answer}");
-    assert_eq!(text(&answer), reader_says(arguments));
+    assert_eq!(text(&answer), reader_says(arguments).await);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -312,20 +313,21 @@ async fn a_policy_set_on_the_server_is_the_one_the_reader_applies() {
     assert_eq!(answer["result"]["isError"], true, "{answer}");
     assert_eq!(
         text(&answer),
-        registry_says_strictly(r#""{\"a\": 2, \"b\": 3}""#),
+        registry_says_strictly(r#""{\"a\": 2, \"b\": 3}""#).await,
         "{answer}"
     );
 }
 
 /// What the argument reader says of `arguments` for `add` under the strict policy.
-fn registry_says_strictly(arguments: &str) -> String {
+async fn registry_says_strictly(arguments: &str) -> String {
     let (registry, _gate) = common::registry();
     registry
-        .call_blocking(
+        .call(
             "add",
             Arguments::Text(arguments),
             Context::new().with_policy(Policy::strict()),
         )
+        .await
         .unwrap_err()
         .to_model_message()
 }
