@@ -216,7 +216,7 @@ fn a_timeout_layer_of_the_registry_cuts_a_slow_call_and_the_model_reads_why() {
     let step = &answer.trajectory[0];
     assert_eq!(step.error, Some("timed_out"));
     assert!(
-        step.observation.contains("within 0.1 s"),
+        step.observation.contains("within 100 ms"),
         "{}",
         step.observation
     );
