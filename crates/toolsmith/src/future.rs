@@ -272,10 +272,17 @@ pub(crate) fn panic_message(payload: &(dyn Any + Send)) -> String {
 pub(crate) struct Sleep {
     deadline: Instant,
     id: Option<u64>,
+    /// The waker the timer holds for this sleep: polled again by the same task (a caller that
+    /// spins on a call's answer polls many times), nothing needs to change under the lock.
+    registered: Option<Waker>,
 }
 
 pub(crate) fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep { deadline, id: None }
+    Sleep {
+        deadline,
+        id: None,
+        registered: None,
+    }
 }
 
 impl Future for Sleep {
@@ -290,10 +297,18 @@ impl Future for Sleep {
             // polled for another reason, which is the best left to do.
             return Poll::Pending;
         };
+        if self
+            .registered
+            .as_ref()
+            .is_some_and(|known| known.will_wake(cx.waker()))
+        {
+            return Poll::Pending;
+        }
         let id = *self
             .id
             .get_or_insert_with(|| timer.next.fetch_add(1, Ordering::Relaxed));
         timer.register(id, self.deadline, cx.waker());
+        self.registered = Some(cx.waker().clone());
         Poll::Pending
     }
 }
