@@ -15,6 +15,7 @@ use serde_json::Value;
 use toolsmith_types::Policy;
 
 use crate::ToolError;
+use crate::future::lock;
 
 /// What a caller hands a call beside its arguments.
 ///
@@ -504,14 +505,6 @@ fn cancel_node(node: &Arc<Node>) {
     for child in children.iter().filter_map(Weak::upgrade) {
         cancel_node(&child);
     }
-}
-
-/// A lock that a panic elsewhere does not make unusable: the state it guards stays consistent
-/// at every step.
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// The future of [`Context::cancelled`] and [`CancellationToken::cancelled`].

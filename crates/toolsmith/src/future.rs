@@ -408,7 +408,9 @@ impl Timer {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+/// A lock that a panic elsewhere does not make unusable: every state the crate guards stays
+/// consistent at each step, so a poisoned lock's data is used as it is.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

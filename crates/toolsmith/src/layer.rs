@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use toolsmith_types::Arguments;
 
-use crate::future::{ToolResult, oneshot, panic_message, park_on, sleep_until};
+use crate::future::{ToolResult, lock, oneshot, panic_message, park_on, sleep_until};
 use crate::{Context, Tool, ToolError, ToolFuture};
 
 /// One call on its way to its tool.
@@ -564,10 +564,4 @@ impl Layer for ConcurrencyLimit {
             result
         })
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }

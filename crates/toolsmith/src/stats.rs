@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
-use crate::future::ToolResult;
+use crate::future::{ToolResult, lock};
 use crate::{Call, Layer, Next, ToolError, ToolFuture};
 
 /// Counts of calls, repairs and errors, per tool and per code, readable at any time.
@@ -156,10 +156,4 @@ impl Layer for StatsLayer {
             result
         })
     }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
