@@ -7,7 +7,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, LazyLock, Mutex, Weak};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -50,61 +50,110 @@ use crate::future::lock;
 /// ```
 #[derive(Clone, Default)]
 pub struct Context {
+    /// The name the tool was called by.
+    tool: Option<Name>,
+    /// Everything else, shared: a default context holds none of it, so making, moving and
+    /// dropping one (every call does) costs two words (a call's path moves its context
+    /// through each layer; at 144 bytes inline that was a tenth of a trivial call's time).
+    scope: Option<Arc<Scope>>,
+}
+
+/// What a context holds beside the tool's name (see [`Context`]).
+#[derive(Clone, Default)]
+struct Scope {
     policy: Policy,
     call_id: Option<Arc<str>>,
-    pub(crate) tool: Option<Arc<str>>,
     cancellation: Option<CancellationToken>,
     deadline: Option<Instant>,
     reporter: Option<Arc<dyn Reporter>>,
     data: Option<Arc<Data>>,
 }
 
+/// A tool's name: its own, known for the program's life (what generated tools put in, at no
+/// cost), or one given at run time (a renamed tool's).
+#[derive(Clone)]
+enum Name {
+    Static(&'static str),
+    Shared(Arc<str>),
+}
+
+impl Name {
+    #[inline]
+    fn as_str(&self) -> &str {
+        match self {
+            Name::Static(name) => name,
+            Name::Shared(name) => name,
+        }
+    }
+}
+
+/// The policy of a context that states none.
+static DEFAULT_POLICY: LazyLock<Policy> = LazyLock::new(Policy::default);
+
 impl Context {
     /// A default context (see [`Context`]).
+    #[inline]
     pub fn new() -> Self {
         Context::default()
+    }
+
+    /// The scope, to change in place (copied first where another context shares it).
+    fn scope_mut(&mut self) -> &mut Scope {
+        Arc::make_mut(self.scope.get_or_insert_with(Default::default))
     }
 
     /// This context, reading arguments under `policy`.
     #[must_use]
     pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.policy = policy;
+        self.scope_mut().policy = policy;
         self
     }
 
     /// This context for the call `id` (an MCP request id, a model's `tool_call_id`).
     #[must_use]
     pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.call_id = Some(id.into());
+        self.scope_mut().call_id = Some(id.into());
         self
     }
 
-    /// This context for a call of the tool `name` (a registry sets it to the name the tool is
-    /// registered under, so errors name the tool as the caller knows it).
+    /// This context for a call of the tool `name`: the name the tool is known by to its caller
+    /// where that is not its own (a renamed tool's), so that errors name the tool as the
+    /// caller knows it.
     #[must_use]
     pub fn with_tool_name(mut self, name: impl Into<Arc<str>>) -> Self {
-        self.tool = Some(name.into());
+        self.tool = Some(Name::Shared(name.into()));
         self
+    }
+
+    /// Names the tool `name` where no name is given yet: what generated tools do with their
+    /// own name, which costs nothing to hold.
+    #[doc(hidden)]
+    #[inline]
+    pub fn name_if_unnamed(&mut self, name: &'static str) {
+        if self.tool.is_none() {
+            self.tool = Some(Name::Static(name));
+        }
     }
 
     /// This context, cancelled when `token` is.
     #[must_use]
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancellation = Some(token);
+        self.scope_mut().cancellation = Some(token);
         self
     }
 
     /// This context with a deadline: the earlier of `deadline` and the one it had.
     #[must_use]
     pub fn with_deadline(mut self, deadline: Instant) -> Self {
-        self.deadline = Some(self.deadline.map_or(deadline, |d| d.min(deadline)));
+        let scope = self.scope_mut();
+        scope.deadline = Some(scope.deadline.map_or(deadline, |d| d.min(deadline)));
         self
     }
 
     /// This context, reporting progress and log messages to `reporter`.
     #[must_use]
     pub fn with_reporter(mut self, reporter: Arc<dyn Reporter>) -> Self {
-        self.reporter = Some(reporter);
+        self.scope_mut().reporter = Some(reporter);
         self
     }
 
@@ -118,7 +167,8 @@ impl Context {
 
     /// Puts `value` into the request data (replacing a value of the same type).
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        let data = Arc::make_mut(self.data.get_or_insert_with(Default::default));
+        let scope = self.scope_mut();
+        let data = Arc::make_mut(scope.data.get_or_insert_with(Default::default));
         let entry = (
             TypeId::of::<T>(),
             Arc::new(value) as Arc<dyn Any + Send + Sync>,
@@ -132,32 +182,37 @@ impl Context {
     /// The policy the call's arguments are read under.
     #[inline]
     pub fn policy(&self) -> &Policy {
-        &self.policy
+        match &self.scope {
+            Some(scope) => &scope.policy,
+            None => &DEFAULT_POLICY,
+        }
     }
 
-    /// The policy, to change in place (a registry puts a tool's stated limits into it).
+    /// The policy, to change in place (a tool puts the limits it states into it).
     #[inline]
     pub fn policy_mut(&mut self) -> &mut Policy {
-        &mut self.policy
+        &mut self.scope_mut().policy
     }
 
     /// The call's id, where the caller gave one.
     #[inline]
     pub fn call_id(&self) -> Option<&str> {
-        self.call_id.as_deref()
+        self.scope.as_ref()?.call_id.as_deref()
     }
 
-    /// The name the tool was called by, where the caller said (a registry always does).
+    /// The name the tool was called by: the one the caller gave
+    /// ([`with_tool_name`](Context::with_tool_name), which a renamed tool does), else, inside a
+    /// tool written with `#[tool]`, its own. `None` for a tool written by hand called by its
+    /// own name, which it knows.
     #[inline]
     pub fn tool_name(&self) -> Option<&str> {
-        self.tool.as_deref()
+        self.tool.as_ref().map(Name::as_str)
     }
 
     /// Whether the call has been cancelled (by its caller, or by a timeout).
     #[inline]
     pub fn is_cancelled(&self) -> bool {
-        self.cancellation
-            .as_ref()
+        self.cancellation()
             .is_some_and(CancellationToken::is_cancelled)
     }
 
@@ -169,7 +224,7 @@ impl Context {
     /// the courteous answer.
     pub fn cancelled(&self) -> Cancelled {
         Cancelled {
-            token: self.cancellation.clone(),
+            token: self.cancellation().cloned(),
             slot: None,
         }
     }
@@ -177,30 +232,39 @@ impl Context {
     /// The token that cancels this call, where it can be cancelled.
     #[inline]
     pub fn cancellation(&self) -> Option<&CancellationToken> {
-        self.cancellation.as_ref()
+        self.scope.as_ref()?.cancellation.as_ref()
     }
 
     /// When the call must have answered by, where it has a deadline.
     #[inline]
     pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
+        self.scope.as_ref()?.deadline
     }
 
     /// The time left before the deadline (zero once it has passed), where there is one.
     pub fn remaining(&self) -> Option<Duration> {
-        self.deadline
+        self.deadline()
             .map(|d| d.saturating_duration_since(Instant::now()))
     }
 
     /// Whether the deadline has passed.
     pub fn is_past_deadline(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
+        self.deadline().is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Whether nothing can have ended the call yet: no cancellation to see, no deadline to
+    /// pass (a default context's case, answered without looking further).
+    #[inline]
+    pub(crate) fn cannot_have_ended(&self) -> bool {
+        self.scope
+            .as_ref()
+            .is_none_or(|s| s.cancellation.is_none() && s.deadline.is_none())
     }
 
     /// Reports progress: over MCP a `notifications/progress` where the client asked for them;
     /// nowhere when the caller takes none.
     pub fn progress(&self, progress: Progress) {
-        if let Some(reporter) = &self.reporter {
+        if let Some(reporter) = self.reporter() {
             reporter.progress(self, progress);
         }
     }
@@ -209,10 +273,14 @@ impl Context {
     /// client's `logging/setLevel`); elsewhere a `tracing` event at the nearest level.
     pub fn log(&self, level: LogLevel, data: impl Into<Value>) {
         let data = data.into();
-        match &self.reporter {
+        match self.reporter() {
             Some(reporter) => reporter.log(self, level, data),
             None => trace_log(self, level, &data),
         }
+    }
+
+    fn reporter(&self) -> Option<&Arc<dyn Reporter>> {
+        self.scope.as_ref()?.reporter.as_ref()
     }
 
     /// The request data of type `T` the caller put in.
@@ -228,7 +296,7 @@ impl Context {
 
     /// The request data of type `T`, or `None`.
     pub fn try_get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        let data = self.data.as_deref()?;
+        let data = self.scope.as_ref()?.data.as_deref()?;
         data.0
             .iter()
             .find(|(id, _)| *id == TypeId::of::<T>())
@@ -239,11 +307,11 @@ impl Context {
     /// layer cancels (a timeout) reaches the tool, and what the caller cancels still does.
     #[must_use]
     pub fn with_child_cancellation(mut self) -> (Self, CancellationToken) {
-        let token = match &self.cancellation {
+        let token = match self.cancellation() {
             Some(parent) => parent.child(),
             None => CancellationToken::new(),
         };
-        self.cancellation = Some(token.clone());
+        self.scope_mut().cancellation = Some(token.clone());
         (self, token)
     }
 }
@@ -251,13 +319,20 @@ impl Context {
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
-            .field("policy", &self.policy)
-            .field("call_id", &self.call_id)
-            .field("tool", &self.tool)
+            .field("policy", self.policy())
+            .field("call_id", &self.call_id())
+            .field("tool", &self.tool_name())
             .field("cancelled", &self.is_cancelled())
-            .field("deadline", &self.deadline)
-            .field("reporter", &self.reporter.is_some())
-            .field("data", &self.data.as_ref().map_or(0, |d| d.0.len()))
+            .field("deadline", &self.deadline())
+            .field("reporter", &self.reporter().is_some())
+            .field(
+                "data",
+                &self
+                    .scope
+                    .as_ref()
+                    .and_then(|s| s.data.as_ref())
+                    .map_or(0, |d| d.0.len()),
+            )
             .finish()
     }
 }

@@ -40,10 +40,14 @@ impl Call<'_> {
     /// atomic operations, was a tenth of a trivial call's time).
     pub(crate) fn renamed(&self) -> Option<Arc<str>> {
         self.context
-            .tool
-            .as_ref()
-            .filter(|name| ***name != *self.tool.name())
-            .cloned()
+            .tool_name()
+            .filter(|name| *name != self.tool.name())
+            .map(Arc::from)
+    }
+
+    /// The name the call was made by: the context's where it names one, else the tool's own.
+    pub fn name(&self) -> &str {
+        self.context.tool_name().unwrap_or(self.tool.name())
     }
 }
 
@@ -166,19 +170,16 @@ impl fmt::Debug for Next<'_> {
     }
 }
 
-/// The tool itself: its stated limits put in the policy, a call already cancelled or past its
-/// deadline refused, a blocking tool offloaded where the caller said how.
+/// The tool itself (which reads its arguments under the limits it states): a call already
+/// cancelled or past its deadline refused, a blocking tool offloaded where the caller said how.
 fn invoke<'a>(call: Call<'a>, offload: Option<&'a Arc<dyn Offload>>) -> ToolFuture<'a> {
     let Call {
         tool,
         arguments,
-        mut context,
+        context,
     } = call;
     if let Some(refused) = refuse_before_start(tool.name(), &context) {
         return ToolFuture::ready(Err(refused));
-    }
-    if let Some(limits) = tool.limits() {
-        context.policy_mut().limits = limits;
     }
     match offload {
         Some(offload) if tool.is_blocking() => offloaded(offload, tool, arguments, context),
@@ -187,7 +188,11 @@ fn invoke<'a>(call: Call<'a>, offload: Option<&'a Arc<dyn Offload>>) -> ToolFutu
 }
 
 /// The error for a call that must not start: cancelled, or past its deadline.
+#[inline]
 pub(crate) fn refuse_before_start(tool: &str, context: &Context) -> Option<ToolError> {
+    if context.cannot_have_ended() {
+        return None;
+    }
     let tool = || context.tool_name().unwrap_or(tool).to_owned();
     if context.is_cancelled() {
         Some(ToolError::Cancelled { tool: tool() })
@@ -290,7 +295,7 @@ pub struct Trace;
 
 impl Layer for Trace {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> ToolFuture<'a> {
-        let name = call.context.tool_name().unwrap_or(call.tool.name());
+        let name = call.name();
         let span = tracing::info_span!(
             "execute_tool",
             otel.name = tracing::field::Empty,
@@ -553,7 +558,7 @@ impl Layer for ConcurrencyLimit {
             })
             .await;
             let Some(permit) = acquired else {
-                let tool = call.context.tool_name().unwrap_or(call.tool.name());
+                let tool = call.name();
                 return Err(ToolError::Cancelled {
                     tool: tool.to_owned(),
                 });

@@ -60,6 +60,7 @@ impl<S> ToolSpec<S> {
         arguments: Arguments<'a>,
         mut context: Context,
     ) -> ToolFuture<'a> {
+        context.name_if_unnamed(self.name);
         if let Some(refused) = crate::layer::refuse_before_start(self.name, &context) {
             return ToolFuture::ready(Err(refused));
         }

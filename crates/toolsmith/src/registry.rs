@@ -362,7 +362,7 @@ impl Registry {
         })
     }
 
-    /// Calls the tool named `name`: found once, named in `context`, through the layers.
+    /// Calls the tool named `name`: found once, then run through the layers.
     ///
     /// # Errors
     /// [`ToolError::NotFound`] (with the nearest name) when there is no such tool, else what the
@@ -385,9 +385,8 @@ impl Registry {
         &'a self,
         entry: &'a RegisteredTool,
         arguments: Arguments<'a>,
-        mut context: Context,
+        context: Context,
     ) -> ToolFuture<'a> {
-        context.tool = Some(Arc::clone(&entry.name));
         Next::new(&self.layers, self.offload.as_ref()).run(crate::Call {
             tool: &entry.tool,
             arguments,
@@ -513,7 +512,7 @@ impl Registry {
             let tool = match rename(entry.name()) {
                 Some(name) => Arc::new(Renamed {
                     inner: Arc::clone(&entry.tool),
-                    name,
+                    name: Arc::from(name),
                 }) as Arc<dyn Tool>,
                 None => Arc::clone(&entry.tool),
             };
@@ -601,7 +600,7 @@ fn glob_match(pattern: &str, name: &str) -> bool {
 /// A tool under another name: everything else is the tool's own.
 struct Renamed {
     inner: Arc<dyn Tool>,
-    name: String,
+    name: Arc<str>,
 }
 
 impl Tool for Renamed {
@@ -627,8 +626,8 @@ impl Tool for Renamed {
         self.inner.is_blocking()
     }
     fn call<'a>(&'a self, arguments: Arguments<'a>, mut context: Context) -> ToolFuture<'a> {
-        if context.tool.is_none() {
-            context.tool = Some(Arc::from(self.name.as_str()));
+        if context.tool_name().is_none() {
+            context = context.with_tool_name(Arc::clone(&self.name));
         }
         self.inner.call(arguments, context)
     }

@@ -79,7 +79,9 @@ pub trait Tool: Send + Sync {
     /// gives; one that wants less, less. A transport's own cap on a request (the MCP server's
     /// largest request, an HTTP body limit) still applies before the arguments reach the tool.
     /// `#[tool(limits = ...)]` and `#[toolset(limits = ...)]` state it for generated tools,
-    /// which apply it themselves; a [`Registry`](crate::Registry) applies it for every tool.
+    /// which read their arguments under it; a tool written by hand reads its arguments under
+    /// its statement itself (callers read the statement, say to size a transport's buffers,
+    /// but do not change the context for it).
     ///
     /// ```
     /// use toolsmith::{Arguments, Context, Limits, ToolExt};

@@ -146,7 +146,7 @@ fn the_tool_sees_its_call_id_and_the_name_it_was_called_by() {
             .call_blocking(Arguments::Text("{}"), Context::new())
             .unwrap()
             .as_text(),
-        "- - false"
+        "identify - false"
     );
     let mut registry = Registry::new();
     registry.add(Arc::new(Identify)).unwrap();

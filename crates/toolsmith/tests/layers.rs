@@ -80,7 +80,7 @@ struct Journal {
 
 impl Layer for Journal {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> ToolFuture<'a> {
-        let tool = call.context.tool_name().unwrap_or("-").to_owned();
+        let tool = call.name().to_owned();
         self.lines
             .lock()
             .unwrap()
@@ -725,7 +725,7 @@ struct Principal(String);
 impl Layer for Authenticate {
     fn call<'a>(&'a self, mut call: Call<'a>, next: Next<'a>) -> ToolFuture<'a> {
         let Some(id) = call.context.call_id() else {
-            let tool = call.context.tool_name().unwrap_or("").to_owned();
+            let tool = call.name().to_owned();
             return ToolFuture::ready(Err(ToolError::Unavailable {
                 tool,
                 reason: "the call is not authenticated".into(),
