@@ -12,12 +12,25 @@
 //! for both processes, nanoseconds), and the tool's reading comes back through a second tool
 //! (`cancel_seen`) called after the cancellation.
 //!
+//! Beside them, the floor: this program started with `--serve-floor` answers every line at once
+//! with a fixed `tools/call` result, without reading it, on the same runtime and pipes as the
+//! server. What it reaches is what the pipes and the machine's wake-ups cost a round trip; no
+//! server can go faster sequentially, and its ratio to the Python server is the ceiling any
+//! sequential target can reach on this machine.
+//!
+//! The sequential round trip is timed three times: with client and servers placed by the
+//! system's scheduler (what a user meets), then with both held on one CPU and on two (the
+//! servers started under `taskset`). Waking another CPU costs a round trip more than anything a
+//! server does, so on a small machine the first table follows the scheduler's choice; the other
+//! two say what each choice costs.
+//!
 //! Run with `cargo xtask bench mcp` (which installs the Python SDK first). Started with
 //! `--serve-stdio`, this program is the toolsmith server.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -264,10 +277,153 @@ fn serve() -> ExitCode {
     }
 }
 
+/// The floor: answers each line with a fixed `tools/call` result as soon as it is read, on a
+/// current-thread runtime over rmcp's pipes, as the server is served.
+fn serve_floor() -> ExitCode {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    const ANSWER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"5"}],"isError":false}}
+"#;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (read, mut write) = rmcp::transport::stdio_pipes();
+        let mut read = tokio::io::BufReader::new(read);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            if read.read_until(b'\n', &mut line).await.unwrap() == 0 {
+                return ExitCode::SUCCESS;
+            }
+            write.write_all(ANSWER).await.unwrap();
+            write.flush().await.unwrap();
+        }
+    })
+}
+
 /// The `q` quantile of `sorted`, in microseconds.
 fn quantile_us(sorted: &[u64], q: f64) -> f64 {
     let at = ((sorted.len() as f64 - 1.0) * q).round() as usize;
     sorted.get(at).map_or(f64::NAN, |&ns| ns as f64 / 1e3)
+}
+
+/// Where the client and the servers run.
+#[derive(Clone, Copy, PartialEq)]
+enum Placement {
+    /// Wherever the system's scheduler puts them: what a user meets, and on a small machine
+    /// a coin toss between the two placements below.
+    Free,
+    /// The client and every server on one CPU: a round trip costs no wake-up of another CPU.
+    OneCpu,
+    /// The client on one CPU and the servers on another: every round trip wakes both.
+    TwoCpus,
+}
+
+impl Placement {
+    fn title(self) -> &'static str {
+        match self {
+            Placement::Free => "placed by the scheduler",
+            Placement::OneCpu => "client and server on one CPU",
+            Placement::TwoCpus => "client and server on two CPUs",
+        }
+    }
+}
+
+/// The three servers, started for one placement.
+struct Servers {
+    peer: Server,
+    ours: Server,
+    floor: Server,
+}
+
+impl Servers {
+    /// Starts the servers on the CPU `placement` gives them (through `taskset`), after keeping
+    /// this thread, the client, on the first of `cores`.
+    fn start(python: &Path, placement: Placement, cores: &[core_affinity::CoreId]) -> Servers {
+        let server_cpu = match placement {
+            Placement::Free => None,
+            Placement::OneCpu => Some(cores[0]),
+            Placement::TwoCpus => Some(cores[1]),
+        };
+        if placement != Placement::Free {
+            assert!(
+                core_affinity::set_for_current(cores[0]),
+                "the client keeps to one CPU"
+            );
+        }
+        let command = |program: &Path, arg: &str| {
+            let mut command = match server_cpu {
+                None => Command::new(program),
+                Some(cpu) => {
+                    let mut taskset = Command::new("taskset");
+                    taskset
+                        .args(["--cpu-list", &cpu.id.to_string()])
+                        .arg(program);
+                    taskset
+                }
+            };
+            command.arg(arg);
+            command
+        };
+        let script = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/python_server.py"
+        ));
+        let this = std::env::current_exe().unwrap();
+        Servers {
+            peer: Server::start(
+                &mut command(python, &script.display().to_string()),
+                &["add"],
+            ),
+            ours: Server::start(&mut command(&this, "--serve-stdio"), &["add", "add_sync"]),
+            floor: Server::start(&mut command(&this, "--serve-floor"), &["add"]),
+        }
+    }
+
+    /// Times `calls` requests in flight at once on each server, and prints the rates.
+    fn time(&mut self, placement: Placement, calls: usize) {
+        let title = if calls == 1 {
+            format!(
+                "tools/call round trip over stdio, one request in flight, {} (ns per call)",
+                placement.title()
+            )
+        } else {
+            format!(
+                "tools/call over stdio, {calls} requests in flight, {} (ns per {calls} calls)",
+                placement.title()
+            )
+        };
+        let Servers { peer, ours, floor } = self;
+        // Two cases share one server process, so they take turns with it.
+        let ours = std::cell::RefCell::new(ours);
+        let medians = report(
+            &title,
+            vec![
+                Case::new("MCP Python SDK server", || peer.calls("add", calls)),
+                Case::new("toolsmith-mcp, async fn add", || {
+                    ours.borrow_mut().calls("add", calls);
+                })
+                .target(TARGET),
+                Case::new("toolsmith-mcp, sync fn add", || {
+                    ours.borrow_mut().calls("add_sync", calls);
+                })
+                .target(SYNC_TARGET),
+                Case::new("floor: a fixed answer to every line", || {
+                    floor.calls("add", calls);
+                }),
+            ],
+        );
+        let rate = |ns: f64| calls as f64 * 1e9 / ns;
+        let [python, async_fn, sync_fn, floor] = [0, 1, 2, 3].map(|case| rate(medians[case]));
+        println!(
+            "calls/s: MCP Python SDK {python:.0}; toolsmith-mcp async fn {async_fn:.0} = {:.1}x (target 100x), sync fn {sync_fn:.0} = {:.1}x (target 50x); floor {floor:.0} = {:.1}x",
+            async_fn / python,
+            sync_fn / python,
+            floor / python,
+        );
+        println!();
+    }
 }
 
 fn main() -> ExitCode {
@@ -275,68 +431,56 @@ fn main() -> ExitCode {
     if args.iter().any(|arg| arg == "--serve-stdio") {
         return serve();
     }
+    if args.iter().any(|arg| arg == "--serve-floor") {
+        return serve_floor();
+    }
     let Some(python) = toolsmith_testkit::require("python") else {
         return ExitCode::SUCCESS;
     };
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/python_server.py");
-    let mut peer = Server::start(Command::new(python).arg(script), &["add"]);
-    let mut ours = Server::start(
-        Command::new(std::env::current_exe().unwrap()).arg("--serve-stdio"),
-        &["add", "add_sync"],
-    );
-    // Two cases share one server process, so they take turns with it.
-    let ours = std::cell::RefCell::new(&mut ours);
 
-    let sequential = report(
-        "tools/call round trip over stdio, one request in flight (ns per call)",
-        vec![
-            Case::new("MCP Python SDK server", || peer.calls("add", 1)),
-            Case::new("toolsmith-mcp, async fn add", || {
-                ours.borrow_mut().calls("add", 1);
-            })
-            .target(TARGET),
-            Case::new("toolsmith-mcp, sync fn add", || {
-                ours.borrow_mut().calls("add_sync", 1);
-            })
-            .target(SYNC_TARGET),
-        ],
-    );
-    let pipelined = report(
-        &format!("tools/call over stdio, {PIPELINE} requests in flight (ns per {PIPELINE} calls)"),
-        vec![
-            Case::new("MCP Python SDK server", || peer.calls("add", PIPELINE)),
-            Case::new("toolsmith-mcp, async fn add", || {
-                ours.borrow_mut().calls("add", PIPELINE);
-            })
-            .target(TARGET),
-            Case::new("toolsmith-mcp, sync fn add", || {
-                ours.borrow_mut().calls("add_sync", PIPELINE);
-            })
-            .target(SYNC_TARGET),
-        ],
-    );
-    for (title, medians, calls) in [
-        ("sequential", &sequential, 1),
-        ("pipelined", &pipelined, PIPELINE),
-    ] {
-        let rate = |ns: f64| calls as f64 * 1e9 / ns;
-        let (python, async_fn, sync_fn) = (rate(medians[0]), rate(medians[1]), rate(medians[2]));
-        println!(
-            "{title:<10} calls/s: MCP Python SDK {python:>9.0}, toolsmith-mcp async fn {async_fn:>9.0}: {:.1}x (target 100x), sync fn {sync_fn:>9.0}: {:.1}x (target 50x)",
-            async_fn / python,
-            sync_fn / python,
-        );
-    }
-
-    let ours = ours.into_inner();
-    let mut latencies: Vec<u64> = (0..CANCELLATIONS).map(|_| ours.cancellation()).collect();
+    let mut free = Servers::start(&python, Placement::Free, &[]);
+    free.time(Placement::Free, 1);
+    free.time(Placement::Free, PIPELINE);
+    let mut latencies: Vec<u64> = (0..CANCELLATIONS)
+        .map(|_| free.ours.cancellation())
+        .collect();
     latencies.sort_unstable();
-    println!();
     println!(
         "cancellation over stdio, notifications/cancelled written to an async tool seeing ctx.cancelled(), {CANCELLATIONS} calls: median {:.1} us, p99 {:.1} us, max {:.1} us",
         quantile_us(&latencies, 0.5),
         quantile_us(&latencies, 0.99),
         quantile_us(&latencies, 1.0),
     );
+    println!();
+    drop(free);
+
+    // The sequential round trip again with each placement held: on a machine whose scheduler
+    // may put client and server on one CPU or on two, the first table is whichever it chose.
+    let cores = core_affinity::get_core_ids().unwrap_or_default();
+    if Command::new("taskset")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        println!("placements held: skipped, `taskset` (util-linux) is not on PATH");
+        return ExitCode::SUCCESS;
+    }
+    for placement in [Placement::OneCpu, Placement::TwoCpus] {
+        let needed = if placement == Placement::TwoCpus {
+            2
+        } else {
+            1
+        };
+        if cores.len() < needed {
+            println!(
+                "{}: skipped, this process may use {} CPUs",
+                placement.title(),
+                cores.len()
+            );
+            continue;
+        }
+        Servers::start(&python, placement, &cores).time(placement, 1);
+    }
     ExitCode::SUCCESS
 }

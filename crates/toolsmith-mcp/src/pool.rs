@@ -13,7 +13,7 @@
 //!
 //! What makes it cheaper than a general-purpose blocking pool for short tool calls is that a
 //! worker that runs dry spins for up to 100 µs before it parks, and only one worker spins
-//! at a time. A client that sends its next call within that window finds a thread already
+//! at a time (and none when the process may use only one CPU). A client that sends its next call within that window finds a thread already
 //! awake: no futex wake, no sleeping CPU to rouse. A burst of calls is drained by the workers
 //! that are awake, each waking at most one more, rather than one wake per call.
 
@@ -30,6 +30,16 @@ use std::time::{Duration, Instant};
 /// little CPU to it. Spinning, not yielding: a yielding thread behind a busy process of lower
 /// priority gets its CPU back only when that one's slice ends.
 const SPIN: Duration = Duration::from_micros(100);
+
+/// Whether waiting by spinning can pay on this machine: only when this process may run on more
+/// than one CPU (its affinity and CPU quota allowing). On one CPU a spinning thread holds the
+/// very CPU the thread it waits for needs, and every spin is a loss.
+pub(crate) fn spinning_pays() -> bool {
+    static PAYS: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+        std::thread::available_parallelism().is_ok_and(|cpus| cpus.get() > 1)
+    });
+    *PAYS
+}
 
 /// How long a parked worker waits for a job before its thread ends.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
@@ -197,9 +207,10 @@ impl Inner {
                 state.looking -= 1;
                 break;
             }
-            // Dry. The only worker looking spins before it parks; any other parks at once.
+            // Dry. The only worker looking spins before it parks (with another CPU to run
+            // the rest of the process on); any other parks at once.
             let dry = Instant::now();
-            if state.looking == 1 {
+            if state.looking == 1 && spinning_pays() {
                 drop(state);
                 self.spin(dry);
                 state = self.lock();

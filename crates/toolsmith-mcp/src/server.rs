@@ -430,7 +430,9 @@ impl McpServer {
 ///
 /// Most tool calls are over in microseconds; an executor that sleeps at once must then be woken
 /// by the tool's thread, which on a machine with idle CPUs costs more than the call. Polling
-/// between other tasks (never blocking them) for this long answers such calls without it.
+/// between other tasks (never blocking them) for this long answers such calls without it. (Not
+/// when the process may use one CPU only: the tool's thread could then run only once this one
+/// stops.)
 const ANSWER_SPIN: Duration = Duration::from_micros(50);
 
 /// How long the executor waits for a tool's thread to pick the call up before it stops polling.
@@ -463,7 +465,7 @@ impl Answered<'_> {
             deadline,
             tool,
         } = self;
-        if let Some(picked_up) = picked_up {
+        if let Some(picked_up) = picked_up.filter(|_| pool::spinning_pays()) {
             let started = Instant::now();
             loop {
                 // Polled with a waker that does nothing: an answer that comes while this task
@@ -586,7 +588,9 @@ impl ServerHandler for McpServer {
                 None,
             ),
         };
-        self.call(&request.name, arguments, place, &context)
+        // Boxed: rmcp moves each request's task (which holds this future) by value several
+        // times; a call's state kept behind a pointer makes that task a fraction of its size.
+        Box::pin(self.call(&request.name, arguments, place, &context))
             .await
             .map(Into::into)
     }
