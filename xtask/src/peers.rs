@@ -37,11 +37,94 @@ pub fn venv_dir(root: &Path) -> PathBuf {
     root.join("target").join("peers").join("venv")
 }
 
-/// Makes sure the peer environment exists and holds [`PYTHON_PACKAGES`]; returns its directory.
+/// Makes sure the peer environment exists and holds [`PYTHON_PACKAGES`] and the JSON Schema
+/// test suite; returns its directory.
 pub fn ensure(root: &Path) -> Result<PathBuf, Error> {
     let venv = venv_dir(root);
     ensure_environment(&venv, PYTHON_PACKAGES, &[])?;
+    ensure_schema_suite(&venv)?;
     Ok(venv)
+}
+
+/// Where the JSON Schema test suite's draft 2020-12 tests are put, in the peer environment
+/// (`toolsmith-testkit` looks there).
+pub const SCHEMA_SUITE_DIR: &str = "json-schema-test-suite";
+
+/// The source distribution the suite is taken from, pinned by its hash: python-jsonschema ships
+/// the official JSON-Schema-Test-Suite (`json/tests/...`, upstream's own files and licence) in
+/// its sdist, so PyPI, the registry this machine reaches, brings it.
+const SCHEMA_SUITE_SDIST: &str = "jsonschema==4.23.0 \
+    --hash=sha256:d71497fef26351a33265337fa77ffeb82423f3ea21283cd9467bb03999266bc4
+";
+
+/// Copies the suite's `tests/draft2020-12` (optional tests included) and its licence out of
+/// the archive, keeping the archive's paths below `json/`, and nothing outside it.
+const EXTRACT_SUITE: &str = r#"
+import pathlib, sys, tarfile
+archive, out = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+with tarfile.open(archive) as tar:
+    for member in tar.getmembers():
+        parts = pathlib.PurePosixPath(member.name).parts
+        if len(parts) < 3 or parts[1] != "json" or not member.isfile():
+            continue
+        rest = pathlib.PurePosixPath(*parts[2:])
+        if rest.parts[:2] != ("tests", "draft2020-12") and rest.name != "LICENSE":
+            continue
+        if ".." in rest.parts:
+            raise SystemExit(f"unexpected path in the archive: {member.name}")
+        target = out / rest
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(tar.extractfile(member).read())
+"#;
+
+/// Makes sure the JSON Schema test suite (draft 2020-12) is in `venv`: downloaded by pip, its
+/// hash checked, and extracted by the environment's Python. A stamp holding the pin makes a
+/// second run free.
+fn ensure_schema_suite(venv: &Path) -> Result<(), Error> {
+    let out = venv.join(SCHEMA_SUITE_DIR);
+    let stamp = out.join("toolsmith-source.txt");
+    if std::fs::read_to_string(&stamp).is_ok_and(|have| have == SCHEMA_SUITE_SDIST) {
+        return Ok(());
+    }
+    println!("setup: fetching the JSON Schema test suite (draft 2020-12)");
+    let download = venv.join("suite-download");
+    let failed = |what: &str, e: std::io::Error| Error::Failed(format!("cannot {what}: {e}"));
+    let _ = std::fs::remove_dir_all(&download);
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&download).map_err(|e| failed("create the download folder", e))?;
+    let requirements = download.join("requirements.txt");
+    std::fs::write(&requirements, SCHEMA_SUITE_SDIST)
+        .map_err(|e| failed("write the suite's pin", e))?;
+    let python = venv.join("bin").join("python");
+    let mut fetch = Command::new(&python);
+    fetch
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "--require-hashes",
+            "--dest",
+        ])
+        .arg(&download)
+        .arg("-r")
+        .arg(&requirements);
+    process::run(&mut fetch)?;
+    let archive = std::fs::read_dir(&download)
+        .map_err(|e| failed("read the download folder", e))?
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .find(|path| path.to_string_lossy().ends_with(".tar.gz"))
+        .ok_or_else(|| Error::Failed("pip downloaded no source archive".to_owned()))?;
+    let mut extract = Command::new(&python);
+    extract.arg("-c").arg(EXTRACT_SUITE).arg(&archive).arg(&out);
+    process::run(&mut extract)?;
+    let _ = std::fs::remove_dir_all(&download);
+    std::fs::write(&stamp, SCHEMA_SUITE_SDIST).map_err(|e| failed("write the suite's stamp", e))
 }
 
 /// Makes sure the virtual environment `venv` exists and holds `packages`, built (where pip builds

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::json;
-use toolsmith::{Arguments, CoerceErrors, Type, TypeGraph, coerce_arguments};
+use toolsmith::{Arguments, CoerceErrors, ImportedSchema, Type};
 
 use crate::error::UsageError;
-use crate::input::{PolicyArgs, argument_text, load_schema};
+use crate::input::{PolicyArgs, argument_text, load_checked_schema};
 use crate::output::{Outcome, repairs_json};
 
 /// The arguments of `toolsmith coerce`.
@@ -30,12 +30,12 @@ pub struct CoerceArgs {
 impl CoerceArgs {
     /// The canonical arguments and their repairs, or every error.
     pub fn run(&self, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
-        let (graph, warnings) = load_schema(&self.schema, self.strict_import)?;
-        Ok(self.coerce(&graph, stdin)?.after_warnings(warnings))
+        let (schema, warnings) = load_checked_schema(&self.schema, self.strict_import)?;
+        Ok(self.coerce(&schema, stdin)?.after_warnings(warnings))
     }
 
-    fn coerce(&self, graph: &TypeGraph, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
-        match graph.resolved_root() {
+    fn coerce(&self, schema: &ImportedSchema, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
+        match schema.graph().resolved_root() {
             Some(Type::Struct(_) | Type::Map(_)) => {}
             other => {
                 return Err(UsageError::NotObject {
@@ -53,7 +53,8 @@ impl CoerceArgs {
         };
 
         Ok(
-            match coerce_arguments(graph, Arguments::Text(&text), &policy) {
+            // Coerced by the type, then checked against the schema itself.
+            match schema.coerce(Arguments::Text(&text), &policy) {
                 // Written from the value where it lies: `json!` would copy all of it first.
                 Ok(coerced) => Outcome::Success(format!(
                     "{{\"value\":{},\"repairs\":{}}}",

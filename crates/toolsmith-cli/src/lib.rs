@@ -188,8 +188,11 @@ enum Command {
     Call(call::CallArgs),
     /// Coerce tool arguments against a JSON Schema.
     ///
-    /// Prints one JSON object: `{"value": ..., "repairs": [...]}` when the arguments are valid
-    /// (exit 0), `{"errors": [...]}` when they are not (exit 1).
+    /// The arguments are read by the type imported from the schema, with its repairs, and the
+    /// result is then checked against the schema itself by a JSON Schema validator, so keywords
+    /// the type cannot hold (`not`, `if`/`then`, `contains`, ...) are enforced too
+    /// (`schema_violation`). Prints one JSON object: `{"value": ..., "repairs": [...]}` when
+    /// the arguments are valid (exit 0), `{"errors": [...]}` when they are not (exit 1).
     Coerce(coerce::CoerceArgs),
     /// Serve the tools over MCP: stdio, or streamable HTTP with `--http HOST:PORT`.
     ///

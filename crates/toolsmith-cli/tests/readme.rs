@@ -1,4 +1,4 @@
-//! The README's command lines print what the README shows: the `toolsmith coerce` example, the
+//! The README's command lines print what the README shows: the `toolsmith coerce` examples, the
 //! session of `list` and `call` with `--tools`, `--rename` and `--prefix`, and the statistics
 //! file `toolsmith mcp --stats` writes.
 
@@ -66,6 +66,33 @@ fn readme_cli_session_prints_what_the_readme_shows() {
         commands += 1;
     }
     assert_eq!(commands, 3);
+}
+
+/// The validator backstop's example: run from the repository's root, as the README's paths
+/// say, each command prints exactly what the README shows (standard output, then error).
+#[test]
+fn readme_backstop_example_prints_what_the_readme_shows() {
+    let readme = readme();
+    let session = block_after(&readme, "readme-backstop", "console");
+    let mut commands = 0;
+    for step in session.split("\n$ ") {
+        let (command, shown) = step.split_once('\n').unwrap();
+        let args = words(command.trim_start_matches("$ "));
+        assert_eq!(args[..2], ["toolsmith", "coerce"], "{command}");
+        let output = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .current_dir(repo_root())
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        let printed = [output.stdout, output.stderr].concat();
+        assert_eq!(
+            String::from_utf8(printed).unwrap().trim_end(),
+            shown,
+            "{command}"
+        );
+        commands += 1;
+    }
+    assert_eq!(commands, 2);
 }
 
 #[test]

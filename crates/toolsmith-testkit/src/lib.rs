@@ -100,6 +100,27 @@ pub fn require(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// The folder `name` the set-up put in the peer environment (test data such as the JSON Schema
+/// test suite, `json-schema-test-suite`), or `None` after saying on stderr that the calling
+/// test is skipped.
+///
+/// # Panics
+///
+/// When the folder is missing and [`peers_required`] is true, as [`require`] does.
+pub fn require_data(name: &str) -> Option<PathBuf> {
+    let dir = peers_dir().join(name);
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let why = format!(
+        "`{name}` is not installed in {} (run `cargo xtask setup`)",
+        peers_dir().display()
+    );
+    assert!(!peers_required(), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
 fn is_executable(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;

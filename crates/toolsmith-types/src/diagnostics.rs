@@ -368,6 +368,10 @@ pub enum ErrorCode {
     /// The value fits the type, but the Rust type it is deserialized into rejects it: the
     /// type's `Describe` and its `Deserialize` disagree.
     TypeMismatch,
+    /// The value fits the type but breaks a rule of the JSON Schema the type was read from, one
+    /// the type model does not hold (`not`, `if`/`then`, `contains`, `dependentRequired`, ...):
+    /// the error names the keyword and where it is in the schema.
+    SchemaViolation,
 }
 
 impl ErrorCode {

@@ -34,6 +34,7 @@
 //! ```
 
 mod args;
+mod backstop;
 mod coerce;
 mod describe;
 mod diagnostics;
@@ -49,6 +50,7 @@ pub use args::{
     Arguments, Deserialized, ParsedArguments, TextLength, coerce_arguments, deserialize_arguments,
     parse_arguments, text_too_large,
 };
+pub use backstop::ImportedSchema;
 pub use coerce::{Coerced, coerce, coerce_owned};
 pub use describe::{Describe, define, define_for};
 pub use diagnostics::{

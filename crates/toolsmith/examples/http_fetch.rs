@@ -1,5 +1,6 @@
-//! A tool written by hand: its parameters are imported from a JSON Schema, and its call is
-//! async and does real I/O. `http_fetch` reads a page of one site over HTTP/1.1 (hyper's
+//! A tool written by hand: its parameters are imported from a JSON Schema (coerced by the type
+//! read from it, then checked against the schema itself), and its call is async and does real
+//! I/O. `http_fetch` reads a page of one site over HTTP/1.1 (hyper's
 //! client connection on tokio's sockets), awaiting the network where it is called (no thread
 //! of its own), bounded in bytes and time, and stopping when its call is cancelled.
 //!
@@ -21,8 +22,8 @@ use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use serde_json::json;
 use toolsmith::{
-    Arguments, Content, Context, Repair, Tool, ToolAnnotations, ToolError, ToolFuture, ToolOutput,
-    TypeGraph, deserialize_arguments, import,
+    Arguments, Content, Context, ImportOptions, ImportedSchema, Repair, Tool, ToolAnnotations,
+    ToolError, ToolFuture, ToolOutput, TypeGraph,
 };
 
 /// The tool's parameters, as a client of a JSON-Schema-described API would hand them over.
@@ -33,7 +34,8 @@ const PARAMETERS: &str = r#"{
             "type": "string",
             "description": "The page's path on the site, from its root: `/docs/index.html`.",
             "pattern": "^/",
-            "maxLength": 2048
+            "maxLength": 2048,
+            "not": {"pattern": "(^|/)\\.\\.(/|$)"}
         },
         "max_bytes": {
             "type": "integer",
@@ -57,7 +59,7 @@ struct Fetch {
 /// Reads pages of one site.
 pub struct HttpFetch {
     authority: Authority,
-    parameters: TypeGraph,
+    parameters: ImportedSchema,
     timeout: Duration,
 }
 
@@ -93,8 +95,9 @@ impl HttpFetch {
             .ok_or_else(|| SetupError(format!("`{base}` has no host")))?;
         let schema: serde_json::Value =
             serde_json::from_str(PARAMETERS).map_err(|e| SetupError(e.to_string()))?;
-        // Strictly: every keyword read exactly, or an error.
-        let parameters = import(&schema)
+        // Leniently: `not` (no `..` segment in the path) is outside the type model; the type
+        // reads the rest, and the schema's validator enforces all of it after coercion.
+        let parameters = ImportedSchema::new(schema, &ImportOptions::lenient())
             .map_err(|e| SetupError(format!("the parameters do not import: {e}")))?;
         Ok(HttpFetch {
             authority,
@@ -121,7 +124,7 @@ impl Tool for HttpFetch {
     }
 
     fn parameters(&self) -> &TypeGraph {
-        &self.parameters
+        self.parameters.graph()
     }
 
     fn annotations(&self) -> ToolAnnotations {
@@ -134,20 +137,31 @@ impl Tool for HttpFetch {
 
     fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
         let tool = context.tool_name().unwrap_or(self.name()).to_owned();
-        // Coerced as any tool's arguments are; refused at once when they cannot be.
-        let fetch =
-            match deserialize_arguments::<Fetch>(&self.parameters, arguments, context.policy()) {
-                Ok(fetch) => fetch,
-                Err(errors) => {
-                    return ToolFuture::ready(Err(ToolError::InvalidArguments { tool, errors }));
-                }
-            };
+        // Coerced as any tool's arguments are, then checked against the schema; refused at
+        // once when they cannot be.
+        let coerced = match self.parameters.coerce(arguments, context.policy()) {
+            Ok(coerced) => coerced,
+            Err(errors) => {
+                return ToolFuture::ready(Err(ToolError::InvalidArguments { tool, errors }));
+            }
+        };
+        // The schema's own shape: `path` a string, `max_bytes` an integer in range.
+        let value = match Fetch::deserialize(&coerced.value) {
+            Ok(value) => value,
+            Err(error) => {
+                return ToolFuture::ready(Err(ToolError::Failed {
+                    tool,
+                    message: format!("the coerced arguments do not read as the tool's: {error}"),
+                }));
+            }
+        };
+        let repairs = coerced.repairs;
         ToolFuture::new(async move {
             // The earlier of the tool's own time and the call's deadline.
             let time = context
                 .remaining()
                 .map_or(self.timeout, |left| left.min(self.timeout));
-            let fetched = tokio::time::timeout(time, self.fetch(&fetch.value));
+            let fetched = tokio::time::timeout(time, self.fetch(&value));
             let answer = tokio::select! {
                 biased;
                 () = context.cancelled() => return Err(ToolError::Cancelled { tool }),
@@ -159,7 +173,7 @@ impl Tool for HttpFetch {
                     after: Some(time),
                 }),
                 Ok(Err(message)) => Err(ToolError::Failed { tool, message }),
-                Ok(Ok(page)) => Ok(page.into_output(&fetch.value.path, fetch.repairs)),
+                Ok(Ok(page)) => Ok(page.into_output(&value.path, repairs)),
             }
         })
     }
@@ -435,6 +449,11 @@ mod tests {
                 "`host`: unknown field",
             ),
             (r#"{}"#, "`path`: missing required field"),
+            // Outside the type model, kept by the schema's validator.
+            (
+                r#"{"path": "/docs/../secret"}"#,
+                "`path`: expected a value that satisfies the schema's `not`",
+            ),
         ] {
             let error = tool
                 .call(Arguments::Text(arguments), Context::new())
