@@ -1,6 +1,7 @@
-//! Serve any toolsmith [`Registry`] over the Model Context Protocol, on `rmcp`, the official
-//! Rust MCP SDK: over stdio (newline-delimited JSON-RPC) and over streamable HTTP, stateless (no
-//! session affinity, so any instance behind a load balancer can answer any request).
+//! Serve any toolsmith [`Registry`] over the Model Context Protocol, and use any MCP server's
+//! tools as toolsmith tools, on `rmcp`, the official Rust MCP SDK. A registry is served over
+//! stdio (newline-delimited JSON-RPC) and over streamable HTTP, stateless (no session
+//! affinity, so any instance behind a load balancer can answer any request).
 //!
 //! Every `tools/call` goes through toolsmith: through the registry's call path and its layers
 //! ([`Registry::call_entry`](toolsmith::Registry::call_entry)), the arguments coerced against the
@@ -39,6 +40,36 @@
 //! }
 //! ```
 //!
+//! The other way round, [`McpClient`] makes any MCP server's tools toolsmith tools. It starts a
+//! stdio server from a program and its argv (never a shell), with the environment it is given
+//! (and `PATH`, `HOME` and a few more inherited), keeps the last lines of its stderr for error
+//! messages, and lists its tools; each [`RemoteTool`] coerces a call's arguments by the type
+//! read from the tool's `inputSchema` and checks them against that schema itself (a call the
+//! server would refuse is answered here, in the model-facing shape), then forwards it:
+//! cancellation and progress pass through, `isError` is a tool failure in the server's words,
+//! and a server that is gone is an error naming it.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//! use toolsmith::{Arguments, Context, Registry};
+//! use toolsmith_mcp::{McpClient, StdioServer};
+//!
+//! let server = StdioServer::new("everything", "npx", ["-y", "@modelcontextprotocol/server-everything"]);
+//! let client = McpClient::connect(&server).await?;
+//! let mut registry = Registry::new();
+//! for tool in client.tools().await? {
+//!     registry.add(Arc::new(tool))?;
+//! }
+//! // A model's strings for numbers are coerced before the call leaves.
+//! let sum = registry
+//!     .call("get-sum", Arguments::Text(r#"{"a": "2", "b": 3}"#), Context::new())
+//!     .await?;
+//! println!("{}", sum.as_text());
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Over streamable HTTP ([`serve_http`], or [`McpServer::serve_http`] in a program's own
 //! runtime) the server is meant to face clients it does not control: every wait for a client has
 //! a deadline, open connections are capped, no accept error ends it, `Host` and `Origin` are
@@ -54,6 +85,7 @@
 //! protocol itself is rmcp's; this crate only frames stdio lines, checks HTTP requests (to answer
 //! bad ones with errors) and maps toolsmith onto rmcp's server handler.
 
+mod client;
 mod config;
 mod content;
 mod error;
@@ -64,6 +96,7 @@ mod pool;
 mod server;
 mod stdio;
 
+pub use client::{ClientError, McpClient, RemoteTool, StdioServer};
 pub use config::McpConfig;
 pub use error::ServeError;
 pub use http::{LISTEN_BACKLOG, bind_http, shutdown_signal};

