@@ -17,6 +17,7 @@ use crate::input::{PolicyArgs, argument_text, find_tool};
 use crate::interrupt::{GRACE, Interrupt};
 use crate::output::{Outcome, repairs_json};
 use crate::select::Renames;
+use crate::upstream::Upstreams;
 
 /// The arguments of `toolsmith call`.
 #[derive(Debug, Args)]
@@ -39,6 +40,8 @@ pub struct CallArgs {
     policy: PolicyArgs,
     #[command(flatten)]
     renames: Renames,
+    #[command(flatten)]
+    pub upstreams: Upstreams,
 }
 
 impl CallArgs {

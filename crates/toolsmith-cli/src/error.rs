@@ -61,6 +61,8 @@ pub enum UsageError {
     Serve(String),
     /// The agent's base URL cannot be used.
     BaseUrl(String),
+    /// An MCP server asked for with `--mcp` could not be started, listed or added.
+    Upstream(String),
 }
 
 impl fmt::Display for UsageError {
@@ -124,6 +126,7 @@ impl fmt::Display for UsageError {
             }
             UsageError::Serve(why) => write!(f, "cannot serve MCP: {why}"),
             UsageError::BaseUrl(why) => write!(f, "--base-url: {why}"),
+            UsageError::Upstream(why) => write!(f, "--mcp: {why}"),
         }
     }
 }

@@ -16,6 +16,9 @@
 //!   none is a usage error). They and `call` take `--rename OLD=NEW` (repeatable, in order) and
 //!   `--prefix P` (after the renames): the tools under new names ([`Registry::renamed`],
 //!   [`Registry::prefixed`]), which is what a model sees, calls and reads in errors.
+//! - `list`, `schema` and `call` take `--mcp 'CMD ARG...'` (repeatable): the tools of the MCP
+//!   server that command line starts (split into words without a shell), beside the linked
+//!   ones ([`toolsmith_mcp::McpClient`]).
 //! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
 //!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
 //!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
@@ -112,6 +115,7 @@ mod output;
 mod schema;
 mod select;
 mod stats;
+mod upstream;
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
@@ -234,9 +238,22 @@ where
     };
     let load_registry = || registry().map_err(UsageError::Registry);
     let result = match cli.command {
-        Command::List(args) => load_registry().and_then(|registry| args.run(registry)),
-        Command::Schema(args) => args.run(load_registry),
-        Command::Call(args) => load_registry().and_then(|registry| args.run(registry, stdin)),
+        Command::List(args) => load_registry()
+            .and_then(|registry| args.upstreams.connect(registry))
+            .and_then(|connected| {
+                let listed = args.run(&connected.registry)?;
+                Ok(listed.after_warnings(connected.warnings.clone()))
+            }),
+        Command::Schema(args) if args.upstreams.is_empty() => args.run(load_registry),
+        Command::Schema(args) => load_registry()
+            .and_then(|registry| args.upstreams.connect(registry))
+            .and_then(|connected| {
+                let written = args.run(|| Ok(&connected.registry))?;
+                Ok(written.after_warnings(connected.warnings.clone()))
+            }),
+        Command::Call(args) => load_registry()
+            .and_then(|registry| args.upstreams.connect(registry))
+            .and_then(|connected| args.run(&connected.registry, stdin)),
         Command::Coerce(args) => args.run(stdin),
         Command::Mcp(args) => load_registry().and_then(|registry| args.run(registry)),
         Command::Agent(args) => load_registry().and_then(|registry| args.run(registry)),

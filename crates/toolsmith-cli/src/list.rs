@@ -7,6 +7,7 @@ use toolsmith::{RegisteredTool, Registry};
 use crate::error::UsageError;
 use crate::output::Outcome;
 use crate::select::ToolSelection;
+use crate::upstream::Upstreams;
 
 /// The arguments of `toolsmith list`.
 #[derive(Debug, Args)]
@@ -17,6 +18,8 @@ pub struct ListArgs {
     json: bool,
     #[command(flatten)]
     selection: ToolSelection,
+    #[command(flatten)]
+    pub upstreams: Upstreams,
 }
 
 impl ListArgs {

@@ -14,6 +14,7 @@ use crate::error::UsageError;
 use crate::input::{find_tool, load_schema, parse_dialect};
 use crate::output::{Outcome, pretty};
 use crate::select::ToolSelection;
+use crate::upstream::Upstreams;
 
 /// The arguments of `toolsmith schema`.
 #[derive(Debug, Args)]
@@ -25,7 +26,7 @@ pub struct SchemaArgs {
     #[arg(
         long = "from-json-schema",
         value_name = "FILE",
-        conflicts_with_all = ["tools", "patterns", "renames", "prefix"]
+        conflicts_with_all = ["tools", "patterns", "renames", "prefix", "servers"]
     )]
     from_json_schema: Option<PathBuf>,
     /// The receiver to write for: json-schema, openai, openai-strict, anthropic,
@@ -46,6 +47,8 @@ pub struct SchemaArgs {
     name: Option<String>,
     #[command(flatten)]
     selection: ToolSelection,
+    #[command(flatten)]
+    pub upstreams: Upstreams,
 }
 
 impl SchemaArgs {
