@@ -16,9 +16,12 @@
 //!   none is a usage error). They and `call` take `--rename OLD=NEW` (repeatable, in order) and
 //!   `--prefix P` (after the renames): the tools under new names ([`Registry::renamed`],
 //!   [`Registry::prefixed`]), which is what a model sees, calls and reads in errors.
-//! - `list`, `schema` and `call` take `--mcp 'CMD ARG...'` (repeatable): the tools of the MCP
-//!   server that command line starts (split into words without a shell), beside the linked
-//!   ones ([`toolsmith_mcp::McpClient`]).
+//! - `list`, `schema`, `call` and `mcp` take `--mcp 'CMD ARG...'` (repeatable): the tools of
+//!   the MCP server that command line starts (split into words without a shell), beside the
+//!   linked ones ([`toolsmith_mcp::McpClient`]); a server with a name taken already has its
+//!   tools under its name (`--mcp-prefix`: every server's). `mcp --mcp ...` is a gateway: the
+//!   servers' tools served again, each call coerced and checked against the tool's own schema
+//!   before it is passed on, and counted by `--stats`.
 //! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
 //!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
 //!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
@@ -204,7 +207,9 @@ enum Command {
     /// closes stdin, or SIGTERM or SIGINT. Over HTTP it is stateless (any instance can answer
     /// any request), prints the address it listens on, and stops on SIGTERM or SIGINT, letting
     /// calls in flight finish. `--tools`, `--rename` and `--prefix` choose what is served;
-    /// `--stats FILE` writes the calls' repairs and errors to FILE.
+    /// `--stats FILE` writes the calls' repairs and errors to FILE. With `--mcp 'CMD ARG...'`
+    /// it is a gateway: those servers' tools are served too, each call coerced and checked
+    /// against the tool's own schema before it is passed on.
     Mcp(mcp::McpArgs),
     /// Answer a question with a model over the registered tools.
     ///
@@ -255,7 +260,12 @@ where
             .and_then(|registry| args.upstreams.connect(registry))
             .and_then(|connected| args.run(&connected.registry, stdin)),
         Command::Coerce(args) => args.run(stdin),
-        Command::Mcp(args) => load_registry().and_then(|registry| args.run(registry)),
+        Command::Mcp(args) => load_registry()
+            .and_then(|registry| args.upstreams.connect(registry))
+            .and_then(|connected| {
+                let served = args.run(&connected.registry)?;
+                Ok(served.after_warnings(connected.warnings.clone()))
+            }),
         Command::Agent(args) => load_registry().and_then(|registry| args.run(registry)),
     };
     match result {

@@ -19,6 +19,7 @@ use crate::error::UsageError;
 use crate::output::Outcome;
 use crate::select::ToolSelection;
 use crate::stats::StatsFile;
+use crate::upstream::Upstreams;
 
 /// The arguments of `toolsmith mcp`.
 #[derive(Debug, Args)]
@@ -88,6 +89,8 @@ pub struct McpArgs {
     stats: Option<PathBuf>,
     #[command(flatten)]
     selection: ToolSelection,
+    #[command(flatten)]
+    pub upstreams: Upstreams,
 }
 
 impl McpArgs {

@@ -1,10 +1,12 @@
-//! `--mcp 'CMD ARG...'`: the tools of MCP servers beside the linked ones, for `list`, `schema`
-//! and `call`.
+//! `--mcp 'CMD ARG...'`: the tools of MCP servers beside the linked ones, for `list`, `schema`,
+//! `call` and `mcp` (a gateway: the servers' tools served again, coerced and checked in front
+//! of each).
 //!
 //! Each command line is split into words as a shell would split them (quotes, backslashes) but
 //! without a shell: no variables, no globs, no redirections; the first word is the program.
 //! The servers are started and served on a runtime of their own that lives as long as the
-//! command, and their tools are added to the registry under their own names.
+//! command, and their tools are added to the registry under their own names, or under
+//! `SERVER_NAME` when a name is taken (or `--mcp-prefix` asks for it).
 
 use std::sync::Arc;
 
@@ -22,6 +24,10 @@ pub struct Upstreams {
     /// servers; a tool name two of them share is a usage error.
     #[arg(long = "mcp", value_name = "'CMD ARG...'", value_parser = command_line)]
     servers: Vec<Vec<String>>,
+    /// Put each `--mcp` server's name before its tools' (`everything_get-sum`). Without it, only
+    /// the tools of a server that has a name taken already get it, all of them.
+    #[arg(long = "mcp-prefix", requires = "servers")]
+    always_prefix: bool,
 }
 
 /// The servers started for a command, and the runtime their connections live on; dropping it
@@ -70,6 +76,7 @@ impl Upstreams {
                     Ok::<_, toolsmith_mcp::ClientError>((client, tools))
                 })
                 .map_err(|error| UsageError::Upstream(error.to_string()))?;
+            let mut own = Registry::new();
             for tool in tools {
                 for warning in tool.import_warnings() {
                     warnings.push(format!(
@@ -79,13 +86,26 @@ impl Upstreams {
                     ));
                 }
                 let name = tool.name().to_owned();
-                registry.add(Arc::new(tool)).map_err(|error| {
+                own.add(Arc::new(tool)).map_err(|error| {
                     UsageError::Upstream(format!(
-                        "the tool `{name}` of the MCP server `{}` cannot be added: {error}",
+                        "the MCP server `{}` lists the tool `{name}` twice: {error}",
                         server.name
                     ))
                 })?;
             }
+            // Under the server's name when asked, or when one of its names is taken already:
+            // then every tool of it, so that its tools keep one spelling.
+            let taken = own.names().any(|name| registry.entry(name).is_some());
+            if self.always_prefix || taken {
+                own = own
+                    .prefixed(&prefix(&server.name))
+                    .map_err(|error| UsageError::Upstream(error.to_string()))?;
+            }
+            let source = format!("the MCP server `{}`", server.name);
+            let tools = own.iter().map(|entry| Arc::clone(entry.tool())).collect();
+            registry
+                .add_from(None, &source, tools)
+                .map_err(|error| UsageError::Upstream(error.to_string()))?;
             clients.push(client);
         }
         Ok(Connected {
@@ -122,6 +142,14 @@ fn stdio_server(index: usize, words: &[String]) -> StdioServer {
     StdioServer::new(name, program, words.iter().skip(1).cloned())
 }
 
+/// A server's name as a tool-name prefix: its letters, digits, `_` and `-`.
+fn prefix(server: &str) -> String {
+    server
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'))
+        .collect()
+}
+
 /// A command line as words, split without a shell.
 fn command_line(text: &str) -> Result<Vec<String>, String> {
     let words = shlex::split(text)
@@ -154,5 +182,6 @@ mod tests {
         assert_eq!(stdio_server(0, &words("/usr/bin/node x.js")).name, "node");
         assert_eq!(stdio_server(1, &words("node y.js")).name, "node#2");
         assert_eq!(stdio_server(0, &words("node y.js")).args, ["y.js"]);
+        assert_eq!(prefix("node#2"), "node2");
     }
 }

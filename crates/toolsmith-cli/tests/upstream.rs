@@ -136,3 +136,103 @@ fn a_server_that_cannot_be_started_is_a_usage_error_naming_it() {
         text(&unclosed.stderr)
     );
 }
+
+#[test]
+fn a_server_with_names_taken_has_its_tools_under_its_name() {
+    let Some(server) = everything() else {
+        return;
+    };
+    let listed = toolsmith(&["list", "--json", "--mcp", &server, "--mcp", &server]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let tools: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"get-sum") && names.contains(&"node2_get-sum"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"node2_text_wc"), "{names:?}");
+    let prefixed = toolsmith(&["list", "--json", "--mcp", &server, "--mcp-prefix"]);
+    let tools: Vec<Value> = serde_json::from_slice(&prefixed.stdout).unwrap();
+    assert!(
+        tools.iter().any(|t| t["name"] == "node_get-sum"),
+        "{tools:?}"
+    );
+}
+
+/// `toolsmith mcp --mcp ...`: the reference server's tools served again, each call coerced and
+/// checked at the gateway (a client sending a model's raw arguments gets them repaired there),
+/// and counted by `--stats`.
+#[test]
+fn the_gateway_coerces_in_front_of_the_server_and_counts_it() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let Some(server) = everything() else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("toolsmith-gateway-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stats = dir.join("stats.json");
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(["mcp", "--mcp", &server, "--stats"])
+        .arg(&stats)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = gateway.stdin.take().unwrap();
+    let mut stdout = BufReader::new(gateway.stdout.take().unwrap());
+    let mut exchange = |line: &str| -> Value {
+        writeln!(stdin, "{line}").unwrap();
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).unwrap();
+        serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"))
+    };
+    let init = exchange(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    assert!(init["result"].is_object(), "{init}");
+    let listed = exchange(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"get-sum") && names.contains(&"text_wc"),
+        "{names:?}"
+    );
+
+    let summed = exchange(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":"2","b":"3"}}}"#,
+    );
+    assert_eq!(summed["result"]["isError"], false, "{summed}");
+    assert_eq!(
+        summed["result"]["content"][0]["text"],
+        "The sum of 2 and 3 is 5."
+    );
+    assert_eq!(
+        summed["result"]["_meta"]["toolsmith/repairs"][0]["path"],
+        "/a"
+    );
+
+    let refused = exchange(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get-sum","arguments":{"a":"two"}}}"#,
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    let message = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        message.starts_with("Invalid arguments for tool `get-sum`"),
+        "{message}"
+    );
+
+    drop(stdin);
+    let status = gateway.wait().unwrap();
+    assert!(status.success(), "{status}");
+    let counted: Value = serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let sum = &counted["tools"]["get-sum"];
+    assert_eq!(sum["calls"], 2, "{counted}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
