@@ -55,6 +55,13 @@ const BENCHES: &[Bench] = &[
         prepare: Some(install_peers),
     },
     Bench {
+        name: "gateway",
+        package: "toolsmith-cli",
+        target: "gateway",
+        // The MCP Python SDK server it stands in front of.
+        prepare: Some(install_peers),
+    },
+    Bench {
         name: "memory",
         package: "toolsmith-cli",
         target: "memory",

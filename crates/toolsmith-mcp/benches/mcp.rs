@@ -29,9 +29,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -42,12 +41,21 @@ mod harness;
 
 use harness::{Case, report};
 
+#[path = "../../../benches/stdio_client.rs"]
+mod stdio_client;
+
+use stdio_client::Server;
+
 /// Requests in flight in the pipelined cases.
 const PIPELINE: usize = 32;
 
 /// The async tool's target: at least 100 times the Python server's rate, so at most 1/100 of
 /// its time.
 const TARGET: f64 = 1.0 / 100.0;
+
+/// The arguments of every `add` call, and what its answer says.
+const ADD: &str = r#"{"a":2,"b":3}"#;
+const FIVE: &str = r#""text":"5""#;
 
 /// The sync tool's target, with the hop to a tool thread and back: 50 times.
 const SYNC_TARGET: f64 = 1.0 / 50.0;
@@ -126,132 +134,35 @@ async fn cancel_seen(id: String) -> Result<u64, ToolError> {
     })
 }
 
-/// A server process and the client's ends of its pipes.
-struct Server {
-    child: Child,
-    /// Buffered: each batch of requests reaches the server in one write, as from any client
-    /// that frames its messages before sending them.
-    stdin: BufWriter<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    line: String,
-    next_id: u64,
-}
-
-impl Server {
-    /// Starts the server, initializes it, and checks that each of `tools` adds 2 and 3.
-    fn start(command: &mut Command, tools: &[&str]) -> Server {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("the server starts");
-        let stdin = BufWriter::new(child.stdin.take().unwrap());
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut server = Server {
-            child,
-            stdin,
-            stdout,
-            line: String::new(),
-            next_id: 0,
-        };
-        server.send(
-            r#""method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}"#,
-        );
-        server.stdin.flush().unwrap();
-        let init = server.receive();
-        assert!(init.contains(r#""result""#), "{init}");
-        server.notify(r#""method":"notifications/initialized""#);
-        server.stdin.flush().unwrap();
-        // Checked once: each call works and answers what it should.
-        for tool in tools {
-            server.send_call(tool);
-            server.stdin.flush().unwrap();
-            let answer = server.receive();
-            assert!(
-                answer.contains(r#""text":"5""#) && answer.contains(r#""isError":false"#),
-                "{tool}: {answer}"
-            );
-        }
-        server
-    }
-
-    /// Sends a request with the next id; returns the id.
-    fn send(&mut self, body: &str) -> u64 {
-        self.next_id += 1;
-        writeln!(
-            self.stdin,
-            r#"{{"jsonrpc":"2.0","id":{},{body}}}"#,
-            self.next_id
-        )
-        .unwrap();
-        self.next_id
-    }
-
-    fn notify(&mut self, body: &str) {
-        writeln!(self.stdin, r#"{{"jsonrpc":"2.0",{body}}}"#).unwrap();
-    }
-
-    fn send_call(&mut self, tool: &str) {
-        self.send(&format!(
-            r#""method":"tools/call","params":{{"name":"{tool}","arguments":{{"a":2,"b":3}}}}"#
-        ));
-    }
-
-    fn receive(&mut self) -> &str {
-        self.line.clear();
-        self.stdout.read_line(&mut self.line).unwrap();
-        &self.line
-    }
-
-    /// `n` calls of `tool` written before any answer is read; the answers read.
-    fn calls(&mut self, tool: &str, n: usize) {
-        for _ in 0..n {
-            self.send_call(tool);
-        }
-        self.stdin.flush().unwrap();
-        for _ in 0..n {
-            assert!(!self.receive().is_empty(), "the server hung up");
-        }
-    }
-
-    /// One cancellation: a `hold` call started (its progress read), cancelled, and the time
-    /// from writing `notifications/cancelled` to the tool seeing it, in nanoseconds.
-    fn cancellation(&mut self) -> u64 {
-        let id = self.send(
-            r#""method":"tools/call","params":{"name":"hold","arguments":{},"_meta":{"progressToken":"p"}}"#,
-        );
-        self.stdin.flush().unwrap();
-        let started = self.receive();
-        assert!(
-            started.contains(r#""method":"notifications/progress""#),
-            "{started}"
-        );
-        let sent = now_ns();
-        self.notify(&format!(
-            r#""method":"notifications/cancelled","params":{{"requestId":{id}}}"#
-        ));
-        self.stdin.flush().unwrap();
-        self.send(&format!(
-            r#""method":"tools/call","params":{{"name":"cancel_seen","arguments":{{"id":"{id}"}}}}"#
-        ));
-        self.stdin.flush().unwrap();
-        let answer = self.receive().to_owned();
-        let value: serde_json::Value = serde_json::from_str(&answer).unwrap();
-        assert_eq!(value["id"], self.next_id, "{answer}");
-        let seen: u64 = value["result"]["content"][0]["text"]
-            .as_str()
-            .and_then(|text| text.parse().ok())
-            .unwrap_or_else(|| panic!("{answer}"));
-        seen.saturating_sub(sent)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// One cancellation: a `hold` call started (its progress read), cancelled, and the time
+/// from writing `notifications/cancelled` to the tool seeing it, in nanoseconds.
+fn cancellation(server: &mut Server) -> u64 {
+    let id = server.send(
+        r#""method":"tools/call","params":{"name":"hold","arguments":{},"_meta":{"progressToken":"p"}}"#,
+    );
+    server.flush();
+    let started = server.receive();
+    assert!(
+        started.contains(r#""method":"notifications/progress""#),
+        "{started}"
+    );
+    let sent = now_ns();
+    server.notify(&format!(
+        r#""method":"notifications/cancelled","params":{{"requestId":{id}}}"#
+    ));
+    server.flush();
+    server.send(&format!(
+        r#""method":"tools/call","params":{{"name":"cancel_seen","arguments":{{"id":"{id}"}}}}"#
+    ));
+    server.flush();
+    let answer = server.receive().to_owned();
+    let value: serde_json::Value = serde_json::from_str(&answer).unwrap();
+    assert_eq!(value["id"], server.last_id(), "{answer}");
+    let seen: u64 = value["result"]["content"][0]["text"]
+        .as_str()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or_else(|| panic!("{answer}"));
+    seen.saturating_sub(sent)
 }
 
 fn serve() -> ExitCode {
@@ -374,10 +285,13 @@ impl Servers {
         Servers {
             peer: Server::start(
                 &mut command(python, &script.display().to_string()),
-                &["add"],
+                &[("add", ADD, FIVE)],
             ),
-            ours: Server::start(&mut command(&this, "--serve-stdio"), &["add", "add_sync"]),
-            floor: Server::start(&mut command(&this, "--serve-floor"), &["add"]),
+            ours: Server::start(
+                &mut command(&this, "--serve-stdio"),
+                &[("add", ADD, FIVE), ("add_sync", ADD, FIVE)],
+            ),
+            floor: Server::start(&mut command(&this, "--serve-floor"), &[("add", ADD, FIVE)]),
         }
     }
 
@@ -400,17 +314,17 @@ impl Servers {
         let medians = report(
             &title,
             vec![
-                Case::new("MCP Python SDK server", || peer.calls("add", calls)),
+                Case::new("MCP Python SDK server", || peer.calls("add", ADD, calls)),
                 Case::new("toolsmith-mcp, async fn add", || {
-                    ours.borrow_mut().calls("add", calls);
+                    ours.borrow_mut().calls("add", ADD, calls);
                 })
                 .target(TARGET),
                 Case::new("toolsmith-mcp, sync fn add", || {
-                    ours.borrow_mut().calls("add_sync", calls);
+                    ours.borrow_mut().calls("add_sync", ADD, calls);
                 })
                 .target(SYNC_TARGET),
                 Case::new("floor: a fixed answer to every line", || {
-                    floor.calls("add", calls);
+                    floor.calls("add", ADD, calls);
                 }),
             ],
         );
@@ -442,7 +356,7 @@ fn main() -> ExitCode {
     free.time(Placement::Free, 1);
     free.time(Placement::Free, PIPELINE);
     let mut latencies: Vec<u64> = (0..CANCELLATIONS)
-        .map(|_| free.ours.cancellation())
+        .map(|_| cancellation(&mut free.ours))
         .collect();
     latencies.sort_unstable();
     println!(
