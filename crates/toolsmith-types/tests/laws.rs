@@ -273,13 +273,19 @@ proptest! {
     /// optionals as `null`, integer enums as text for Gemini) coerces back to itself under a
     /// strict policy told the dialect, with no repair. (Where the wire cannot tell, it stands
     /// for less: `null` for an omitted field that takes `null` reads as `null`, and a closed
-    /// object carries no additional keys.)
+    /// object carries no additional keys. Where standing for less leaves no value of the type,
+    /// as two items of a unique array that differed only in such keys, there is nothing to
+    /// send.)
     #[test]
     fn a_canonical_value_in_each_wire_shape_coerces_back_to_itself(
         (graph, value) in arb_parameters_and_value(arb_acyclic_graph())
     ) {
+        let valid = validator(&graph);
         for dialect in Dialect::ALL {
             let (sent, meant) = to_wire(&graph, &graph.root, &value, wire(dialect));
+            if !valid.is_valid(&meant) {
+                continue;
+            }
             let policy = Policy::strict().with_dialect(dialect);
             let out = coerce(&graph, &sent, &policy)
                 .map_err(|e| TestCaseError::fail(format!("{dialect}: {e}\nsent: {sent}")))?;
