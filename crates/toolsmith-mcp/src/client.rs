@@ -14,23 +14,30 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
+use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientRequest, ContentBlock, Implementation,
     InitializeRequestParams, JsonRpcMessage, ProgressToken, ResourceContents, ServerNotification,
     ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
-use rmcp::transport::{IntoTransport, Transport};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
 use rmcp::{ClientHandler, Peer, RoleClient};
 use serde_json::Value;
 use tokio::io::AsyncBufReadExt;
+use tokio::runtime::Handle;
+use tokio::sync::watch;
 use toolsmith::{
     Arguments, Content, Context, ImportOptions, ImportWarning, ImportedSchema, Progress, Resource,
     ResourceLink, Tool, ToolAnnotations, ToolError, ToolFuture, ToolOutput, TypeGraph,
 };
+
+use crate::servers::{HttpServer, RemoteServer, StdioServer};
 
 /// How many of the server's last stderr lines are kept for error messages.
 const STDERR_LINES: usize = 20;
@@ -45,42 +52,6 @@ const LAST_WORDS: std::time::Duration = std::time::Duration::from_millis(500);
 /// needs to run at all (as the official SDKs' clients pass on), and nothing that holds a secret.
 const INHERITED: &[&str] = &["HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG"];
 
-/// An MCP server to start over stdio: a program and its arguments, never a shell command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StdioServer {
-    /// What errors call the server (`everything`, `filesystem`).
-    pub name: String,
-    /// The program: a path, or a name looked up on `PATH`.
-    pub program: String,
-    /// Its arguments, each one word as given.
-    pub args: Vec<String>,
-    /// Variables set for it, beside the few it inherits (`PATH`, `HOME`, ...).
-    pub env: Vec<(String, String)>,
-}
-
-impl StdioServer {
-    /// The server `name`, started as `program` with `args`.
-    pub fn new(
-        name: impl Into<String>,
-        program: impl Into<String>,
-        args: impl IntoIterator<Item = impl Into<String>>,
-    ) -> Self {
-        StdioServer {
-            name: name.into(),
-            program: program.into(),
-            args: args.into_iter().map(Into::into).collect(),
-            env: Vec::new(),
-        }
-    }
-
-    /// The same server, with the variable `key` set to `value`.
-    #[must_use]
-    pub fn with_env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
-        self.env.push((key.into(), value.into()));
-        self
-    }
-}
-
 /// Why a server could not be reached or listed.
 #[derive(Debug)]
 #[non_exhaustive]
@@ -93,6 +64,13 @@ pub enum ClientError {
         program: String,
         /// Why.
         error: std::io::Error,
+    },
+    /// The server's description cannot be used as it is (a header that is no header).
+    Invalid {
+        /// The server's name.
+        server: String,
+        /// What is wrong, in words.
+        reason: String,
     },
     /// The server did not complete the handshake, or a request to it failed.
     Protocol {
@@ -116,6 +94,9 @@ impl std::fmt::Display for ClientError {
                 f,
                 "cannot start the MCP server `{server}` (`{program}`): {error}"
             ),
+            ClientError::Invalid { server, reason } => {
+                write!(f, "the MCP server `{server}` {reason}")
+            }
             ClientError::Protocol {
                 server,
                 reason,
@@ -135,29 +116,159 @@ impl std::error::Error for ClientError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             ClientError::Spawn { error, .. } => Some(error),
-            ClientError::Protocol { .. } => None,
+            ClientError::Invalid { .. } | ClientError::Protocol { .. } => None,
         }
+    }
+}
+
+/// How a client connects to its server, and reconnects after losing it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientOptions {
+    handshake_timeout: Duration,
+    first_backoff: Duration,
+    max_backoff: Duration,
+}
+
+impl Default for ClientOptions {
+    /// A minute for the handshake (a server fetched by `npx` on its first start takes a
+    /// while), and restarts a quarter of a second apart at first, at most half a minute.
+    fn default() -> Self {
+        ClientOptions {
+            handshake_timeout: Duration::from_secs(60),
+            first_backoff: Duration::from_millis(250),
+            max_backoff: Duration::from_secs(30),
+        }
+    }
+}
+
+impl ClientOptions {
+    /// How long starting (or reaching) the server, the MCP handshake and each listing of its
+    /// tools may take.
+    #[must_use]
+    pub fn handshake_timeout(mut self, timeout: Duration) -> Self {
+        self.handshake_timeout = timeout;
+        self
+    }
+
+    /// How long after a failed restart the next may be tried: `first` after the first
+    /// failure, doubling with each further one up to `max`. (A server lost after working is
+    /// restarted by the next call at once.)
+    #[must_use]
+    pub fn restart_backoff(mut self, first: Duration, max: Duration) -> Self {
+        self.first_backoff = first;
+        self.max_backoff = max.max(first);
+        self
+    }
+
+    /// The wait after `failures` failed restarts in a row.
+    fn backoff(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(16);
+        self.first_backoff
+            .saturating_mul(1 << doublings)
+            .min(self.max_backoff)
     }
 }
 
 /// A connection to one MCP server, and its tools.
 ///
 /// Made in a Tokio runtime ([`McpClient::connect`] spawns the connection's tasks on it); the
-/// calls of its tools may then be polled by any executor while that runtime runs. Dropping the
-/// client (and every tool listed from it) closes the connection and ends a stdio server.
+/// calls of its tools may then be polled by any executor while that runtime runs. A server
+/// lost (a stdio server that exited, an HTTP server whose session ended) is connected again
+/// by the next call, with backoff between failed attempts. Dropping the client and every tool
+/// listed from it closes the connection; a stdio server is given a moment to exit after its
+/// stdin closes, then killed.
 #[derive(Clone)]
 pub struct McpClient {
-    connection: Arc<Connection>,
+    link: Arc<Link>,
 }
 
-/// What the client and its tools share.
-struct Connection {
-    name: String,
+/// What the client and its tools share: the server, and the session with it now.
+struct Link {
+    server: RemoteServer,
+    options: ClientOptions,
+    /// The runtime the connection's tasks run on: a new session is made there too, whatever
+    /// executor polls the call that finds the old one gone.
+    runtime: Handle,
+    current: Mutex<Current>,
+    /// Held while a session is being made, so that one lost server is started once.
+    restarting: tokio::sync::Mutex<()>,
+    /// Counts the times the server said its tools changed (and the reconnections, after which
+    /// they may have).
+    changes: Arc<watch::Sender<u64>>,
+}
+
+/// The session in use, and how the last attempts to replace it went.
+struct Current {
+    session: Arc<Session>,
+    /// Failed attempts in a row to connect again.
+    failures: u32,
+    /// No attempt before this.
+    not_before: Option<Instant>,
+    /// Why the last attempt failed.
+    last_failure: String,
+}
+
+/// One connection to the server, from its handshake to its end.
+struct Session {
     peer: Peer<RoleClient>,
-    /// Kept to keep the connection: dropping it ends the service, and a stdio server with it.
-    _service: RunningService<RoleClient, Notifications>,
+    /// Kept to keep the connection: dropping it ends the service and closes the transport.
+    service: RunningService<RoleClient, Notifications>,
     progress: Progressing,
     stderr: Stderr,
+    /// The task reading a stdio server's stderr, until someone waits for its end.
+    stderr_read: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// A stdio server's process; after `service`, so that its stdin is closed first.
+    _child: Option<Child>,
+}
+
+impl Session {
+    fn alive(&self) -> bool {
+        !self.service.is_closed() && !self.peer.is_transport_closed()
+    }
+
+    /// Waits (briefly) for a server that went away to finish what it wrote on stderr, so that
+    /// an error can give its last words.
+    async fn last_words(&self, runtime: &Handle) {
+        let reading = self
+            .stderr_read
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(reading) = reading {
+            // Timed on the connection's runtime: the caller's executor may have no timer.
+            let _ = runtime
+                .spawn(async move { tokio::time::timeout(LAST_WORDS, reading).await })
+                .await;
+        }
+    }
+}
+
+/// A stdio server's process: given a moment to exit once its stdin is closed, then killed.
+struct Child {
+    process: Option<tokio::process::Child>,
+    /// The runtime the connection lives on, to wait there.
+    runtime: Handle,
+}
+
+/// How long a stdio server is given to exit after its stdin closes.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        let Some(mut child) = self.process.take() else {
+            return;
+        };
+        // When the runtime is shutting down, the task is dropped, and the child killed at once
+        // with it (`kill_on_drop`).
+        self.runtime.spawn(async move {
+            if tokio::time::timeout(EXIT_GRACE, child.wait())
+                .await
+                .is_err()
+            {
+                let _ = child.kill().await;
+            }
+        });
+    }
 }
 
 /// The calls in flight, by the progress token their request carries.
@@ -206,8 +317,8 @@ impl Calls {
 /// The last lines a server wrote on stderr.
 type Stderr = Arc<Mutex<VecDeque<String>>>;
 
-/// The client's side of the handshake. What a server sends unasked is not followed yet (log
-/// messages, list changes), but for progress, which [`InOrder`] hands to the call it is about.
+/// The client's side of the handshake. Log messages a server sends are not followed yet;
+/// progress and list changes are taken by [`InOrder`] as they are read.
 struct Notifications;
 
 impl ClientHandler for Notifications {
@@ -220,12 +331,14 @@ impl ClientHandler for Notifications {
 }
 
 /// A transport that hands each `notifications/progress` to the call it is about as the message
-/// is read, in the order the server sent it. (rmcp handles notifications on tasks of their
-/// own, so one sent just before its request's answer could reach the handler after the call
-/// had ended; read here, it is in before the answer is.)
+/// is read, in the order the server sent it, and counts `notifications/tools/list_changed`.
+/// (rmcp handles notifications on tasks of their own, so one sent just before its request's
+/// answer could reach the handler after the call had ended; read here, it is in before the
+/// answer is.)
 struct InOrder<T> {
     inner: T,
     progress: Progressing,
+    changes: Arc<watch::Sender<u64>>,
 }
 
 impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
@@ -240,21 +353,27 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let message = self.inner.receive().await?;
-        if let JsonRpcMessage::Notification(notification) = &message
-            && let ServerNotification::ProgressNotification(progress) = &notification.notification
-        {
-            let params = &progress.params;
-            self.progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .report(
-                    &params.progress_token,
-                    Progress {
-                        done: params.progress,
-                        total: params.total,
-                        message: params.message.clone(),
-                    },
-                );
+        if let JsonRpcMessage::Notification(notification) = &message {
+            match &notification.notification {
+                ServerNotification::ProgressNotification(progress) => {
+                    let params = &progress.params;
+                    self.progress
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .report(
+                            &params.progress_token,
+                            Progress {
+                                done: params.progress,
+                                total: params.total,
+                                message: params.message.clone(),
+                            },
+                        );
+                }
+                ServerNotification::ToolListChangedNotification(_) => {
+                    self.changes.send_modify(|n| *n = n.wrapping_add(1));
+                }
+                _ => {}
+            }
         }
         Some(message)
     }
@@ -264,110 +383,397 @@ impl<T: Transport<RoleClient>> Transport<RoleClient> for InOrder<T> {
     }
 }
 
+/// Waits for a server's tools to change: the server said so
+/// (`notifications/tools/list_changed`), or it was connected again and may list others now.
+/// From [`McpClient::list_changes`].
+#[derive(Debug, Clone)]
+pub struct ListChanges {
+    seen: watch::Receiver<u64>,
+}
+
+impl ListChanges {
+    /// Resolves at the next change after the last one this has seen (or at once, when one
+    /// came since it was made or last resolved). List the tools again then.
+    pub async fn changed(&mut self) {
+        if self.seen.changed().await.is_err() {
+            // The client is gone: no change will ever come.
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
 impl McpClient {
-    /// Starts `server` and completes the MCP handshake with it.
+    /// Connects to `server` (starting it, for a stdio server) and completes the MCP handshake,
+    /// with the [default options](ClientOptions::default).
     ///
     /// # Errors
-    /// When the program cannot be started, or the server does not answer the handshake (it
-    /// exits, writes something else, or fails), with its last words on stderr.
+    /// When the program cannot be started or the server reached, or the server does not
+    /// complete the handshake in time (it exits, writes something else, or fails), with its
+    /// last words on stderr.
     ///
     /// # Panics
     /// When called outside a Tokio runtime.
-    pub async fn connect(server: &StdioServer) -> Result<McpClient, ClientError> {
-        let mut command = tokio::process::Command::new(&server.program);
-        command
-            .args(&server.args)
-            .env_clear()
-            .envs(
-                INHERITED
-                    .iter()
-                    .filter_map(|key| Some((*key, std::env::var_os(key)?))),
-            )
-            .envs(server.env.iter().map(|(k, v)| (k, v)))
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true);
-        let spawned = |error| ClientError::Spawn {
-            server: server.name.clone(),
-            program: server.program.clone(),
-            error,
-        };
-        let mut child = command.spawn().map_err(spawned)?;
-        let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err(spawned(std::io::Error::other("its pipes were not opened")));
-        };
-        let stderr: Stderr = Arc::default();
-        let stderr_read = tokio::spawn(keep_stderr(stderr_pipe, Arc::clone(&stderr)));
-        // The child ends when the connection does: its handle lives as long as the stdio pipes
-        // are read, in the task below.
-        tokio::spawn(async move {
-            let _ = child.wait().await;
-        });
-        let progress: Progressing = Arc::default();
-        let transport = InOrder {
-            inner: (stdout, stdin).into_transport(),
-            progress: Arc::clone(&progress),
-        };
-        let service = match rmcp::serve_client(Notifications, transport).await {
-            Ok(service) => service,
-            Err(error) => {
-                // A server that gave up has usually said why: its stderr is read to its end
-                // (briefly: one that lives on holds it open) so that the error can say it.
-                let _ = tokio::time::timeout(LAST_WORDS, stderr_read).await;
-                return Err(ClientError::Protocol {
-                    server: server.name.clone(),
-                    reason: format!("did not complete the MCP handshake: {error}"),
-                    stderr: tail(&stderr),
-                });
-            }
-        };
-        let peer = service.peer().clone();
+    pub async fn connect(server: impl Into<RemoteServer>) -> Result<McpClient, ClientError> {
+        McpClient::connect_with(server, ClientOptions::default()).await
+    }
+
+    /// [`McpClient::connect`] with `options`.
+    ///
+    /// # Errors
+    /// As [`McpClient::connect`].
+    ///
+    /// # Panics
+    /// When called outside a Tokio runtime.
+    pub async fn connect_with(
+        server: impl Into<RemoteServer>,
+        options: ClientOptions,
+    ) -> Result<McpClient, ClientError> {
+        let server = server.into();
+        let changes = Arc::new(watch::Sender::new(0));
+        let runtime = Handle::current();
+        let session = open(&server, &options, &changes, &runtime).await?;
         Ok(McpClient {
-            connection: Arc::new(Connection {
-                name: server.name.clone(),
-                peer,
-                _service: service,
-                progress,
-                stderr,
+            link: Arc::new(Link {
+                server,
+                options,
+                runtime,
+                current: Mutex::new(Current {
+                    session: Arc::new(session),
+                    failures: 0,
+                    not_before: None,
+                    last_failure: String::new(),
+                }),
+                restarting: tokio::sync::Mutex::new(()),
+                changes,
             }),
         })
     }
 
     /// The server's name, as errors give it.
     pub fn name(&self) -> &str {
-        &self.connection.name
+        self.link.server.name()
+    }
+
+    /// The server this client connects to.
+    pub fn server(&self) -> &RemoteServer {
+        &self.link.server
     }
 
     /// Every tool the server lists (all pages), each ready to call through this connection.
     ///
     /// # Errors
-    /// When the server does not answer `tools/list`, or a tool's `inputSchema` is no schema
-    /// toolsmith can read (the error names the tool).
+    /// When the server cannot be reached or does not answer `tools/list` in time, or a tool's
+    /// `inputSchema` is no schema toolsmith can read (the error names the tool).
     pub async fn tools(&self) -> Result<Vec<RemoteTool>, ClientError> {
-        let connection = &self.connection;
-        let listed = connection
-            .peer
-            .list_all_tools()
+        let link = &self.link;
+        let session = link
+            .session()
             .await
-            .map_err(|error| connection.failure(format!("did not list its tools: {error}")))?;
+            .map_err(|reason| link.failure(reason, None))?;
+        let listed = tokio::time::timeout(
+            link.options.handshake_timeout,
+            session.peer.list_all_tools(),
+        )
+        .await
+        .map_err(|_| {
+            link.failure(
+                format!(
+                    "did not list its tools within {}",
+                    seconds(link.options.handshake_timeout)
+                ),
+                Some(&session),
+            )
+        })?
+        .map_err(|error| {
+            link.failure(format!("did not list its tools: {error}"), Some(&session))
+        })?;
         listed
             .into_iter()
-            .map(|tool| RemoteTool::new(Arc::clone(connection), tool))
+            .map(|tool| RemoteTool::new(Arc::clone(link), tool))
             .collect()
+    }
+
+    /// A waiter for the server's tools to change, from now on.
+    pub fn list_changes(&self) -> ListChanges {
+        ListChanges {
+            seen: self.link.changes.subscribe(),
+        }
     }
 }
 
-impl Connection {
-    fn failure(&self, reason: String) -> ClientError {
+impl Link {
+    fn failure(&self, reason: String, session: Option<&Session>) -> ClientError {
         ClientError::Protocol {
-            server: self.name.clone(),
+            server: self.server.name().to_owned(),
             reason,
-            stderr: tail(&self.stderr),
+            stderr: session.map(|s| tail(&s.stderr)).unwrap_or_default(),
         }
     }
+
+    /// The session to use now: the current one while it lives, else a new one, made by the
+    /// first call to find the old one gone (the others wait for it), unless the last attempt
+    /// failed too recently.
+    async fn session(&self) -> Result<Arc<Session>, String> {
+        let current = self.current();
+        if current.alive() {
+            return Ok(current);
+        }
+        let _only_one = self.restarting.lock().await;
+        let now = Instant::now();
+        let not_before = {
+            let current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+            if current.session.alive() {
+                return Ok(Arc::clone(&current.session));
+            }
+            current
+                .not_before
+                .filter(|at| *at > now)
+                .map(|at| (at - now, current.last_failure.clone()))
+        };
+        if let Some((wait, why)) = not_before {
+            return Err(format!(
+                "is not connected (the last attempt to connect again failed: {why}); \
+                 the next attempt may be made in {}",
+                seconds(wait)
+            ));
+        }
+        let made = self.runtime.spawn({
+            let (server, options, changes) = (
+                self.server.clone(),
+                self.options.clone(),
+                Arc::clone(&self.changes),
+            );
+            let runtime = self.runtime.clone();
+            async move { open(&server, &options, &changes, &runtime).await }
+        });
+        let made = made
+            .await
+            .map_err(|error| format!("was lost, and connecting again failed: {error}"))?;
+        match made {
+            Ok(session) => {
+                let session = Arc::new(session);
+                let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+                current.session = Arc::clone(&session);
+                current.failures = 0;
+                current.not_before = None;
+                drop(current);
+                // A server started again may list other tools.
+                self.changes.send_modify(|n| *n = n.wrapping_add(1));
+                Ok(session)
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+                current.failures = current.failures.saturating_add(1);
+                current.not_before = Some(Instant::now() + self.options.backoff(current.failures));
+                current.last_failure.clone_from(&reason);
+                Err(format!("was lost, and connecting again failed: {reason}"))
+            }
+        }
+    }
+
+    fn current(&self) -> Arc<Session> {
+        Arc::clone(
+            &self
+                .current
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .session,
+        )
+    }
+}
+
+/// A duration in words, to a tenth of a second.
+fn seconds(duration: Duration) -> String {
+    format!("{:.1} s", duration.as_secs_f64())
+}
+
+/// Connects to `server` and completes the handshake, within the options' time.
+async fn open(
+    server: &RemoteServer,
+    options: &ClientOptions,
+    changes: &Arc<watch::Sender<u64>>,
+    runtime: &Handle,
+) -> Result<Session, ClientError> {
+    let progress: Progressing = Arc::default();
+    match server {
+        RemoteServer::Stdio(stdio) => open_stdio(stdio, options, progress, changes, runtime).await,
+        RemoteServer::Http(http) => open_http(http, options, progress, changes).await,
+    }
+}
+
+async fn open_stdio(
+    server: &StdioServer,
+    options: &ClientOptions,
+    progress: Progressing,
+    changes: &Arc<watch::Sender<u64>>,
+    runtime: &Handle,
+) -> Result<Session, ClientError> {
+    let mut command = tokio::process::Command::new(&server.program);
+    command
+        .args(&server.args)
+        .env_clear()
+        .envs(
+            INHERITED
+                .iter()
+                .filter_map(|key| Some((*key, std::env::var_os(key)?))),
+        )
+        .envs(server.env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(dir) = &server.cwd {
+        command.current_dir(dir);
+    }
+    let spawned = |error| ClientError::Spawn {
+        server: server.name.clone(),
+        program: server.program.clone(),
+        error,
+    };
+    let mut child = command.spawn().map_err(spawned)?;
+    let (Some(stdin), Some(stdout), Some(stderr_pipe)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(spawned(std::io::Error::other("its pipes were not opened")));
+    };
+    let stderr: Stderr = Arc::default();
+    let stderr_read = tokio::spawn(keep_stderr(stderr_pipe, Arc::clone(&stderr)));
+    let transport = InOrder {
+        inner: (stdout, stdin).into_transport(),
+        progress: Arc::clone(&progress),
+        changes: Arc::clone(changes),
+    };
+    let failed = |reason: String| ClientError::Protocol {
+        server: server.name.clone(),
+        reason,
+        stderr: tail(&stderr),
+    };
+    let handshake = tokio::time::timeout(
+        options.handshake_timeout,
+        rmcp::serve_client(Notifications, transport),
+    )
+    .await;
+    let service = match handshake {
+        Ok(Ok(service)) => service,
+        Ok(Err(error)) => {
+            // A server that gave up has usually said why: its stderr is read to its end
+            // (briefly: one that lives on holds it open) so that the error can say it.
+            let _ = tokio::time::timeout(LAST_WORDS, stderr_read).await;
+            return Err(failed(format!(
+                "did not complete the MCP handshake: {error}"
+            )));
+        }
+        Err(_) => {
+            return Err(failed(format!(
+                "did not complete the MCP handshake within {}",
+                seconds(options.handshake_timeout)
+            )));
+        }
+    };
+    Ok(Session {
+        peer: service.peer().clone(),
+        service,
+        progress,
+        stderr,
+        stderr_read: Mutex::new(Some(stderr_read)),
+        _child: Some(Child {
+            process: Some(child),
+            runtime: runtime.clone(),
+        }),
+    })
+}
+
+async fn open_http(
+    server: &HttpServer,
+    options: &ClientOptions,
+    progress: Progressing,
+    changes: &Arc<watch::Sender<u64>>,
+) -> Result<Session, ClientError> {
+    let invalid = |reason: String| ClientError::Invalid {
+        server: server.name.clone(),
+        reason,
+    };
+    let mut headers = HashMap::with_capacity(server.headers.len());
+    for (name, value) in &server.headers {
+        let header = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| invalid(format!("has `{name}` as a header, which is no header name")))?;
+        // The value is never repeated: it may be a secret.
+        let mut value = HeaderValue::from_str(value).map_err(|_| {
+            invalid(format!(
+                "has a value for the header `{name}` that is no header value \
+                 (a line break or another control character in it?)"
+            ))
+        })?;
+        value.set_sensitive(true);
+        headers.insert(header, value);
+    }
+    let client =
+        http_client().map_err(|error| invalid(format!("cannot make an HTTP client: {error}")))?;
+    let config =
+        StreamableHttpClientTransportConfig::with_uri(server.url.as_str()).custom_headers(headers);
+    let transport = InOrder {
+        inner: StreamableHttpClientTransport::with_client(client, config),
+        progress: Arc::clone(&progress),
+        changes: Arc::clone(changes),
+    };
+    let handshake = tokio::time::timeout(
+        options.handshake_timeout,
+        rmcp::serve_client(Notifications, transport),
+    )
+    .await;
+    let service = match handshake {
+        Ok(Ok(service)) => service,
+        Ok(Err(error)) => {
+            return Err(ClientError::Protocol {
+                server: server.name.clone(),
+                reason: format!(
+                    "at {} did not complete the MCP handshake: {error}",
+                    server.url
+                ),
+                stderr: String::new(),
+            });
+        }
+        Err(_) => {
+            return Err(ClientError::Protocol {
+                server: server.name.clone(),
+                reason: format!(
+                    "at {} did not complete the MCP handshake within {}",
+                    server.url,
+                    seconds(options.handshake_timeout)
+                ),
+                stderr: String::new(),
+            });
+        }
+    };
+    Ok(Session {
+        peer: service.peer().clone(),
+        service,
+        progress,
+        stderr: Stderr::default(),
+        stderr_read: Mutex::new(None),
+        _child: None,
+    })
+}
+
+/// The HTTP client of a streamable HTTP connection: TLS by rustls with the *ring* provider
+/// (the one the rest of the workspace builds) and the platform's certificate verifier, and no
+/// redirects followed, so that headers carrying a token reach the URL they were given for
+/// and no other.
+fn http_client() -> Result<reqwest::Client, String> {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| error.to_string())?
+        .with_platform_verifier()
+        .map_err(|error| error.to_string())?
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|error| error.to_string())
 }
 
 /// Reads the server's stderr to its end, keeping the last lines.
@@ -402,7 +808,7 @@ fn tail(stderr: &Stderr) -> String {
 
 /// One tool of an MCP server, callable as any toolsmith tool.
 pub struct RemoteTool {
-    connection: Arc<Connection>,
+    link: Arc<Link>,
     name: String,
     title: Option<String>,
     description: String,
@@ -414,21 +820,22 @@ pub struct RemoteTool {
 impl std::fmt::Debug for RemoteTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RemoteTool")
-            .field("server", &self.connection.name)
+            .field("server", &self.link.server.name())
             .field("name", &self.name)
             .finish_non_exhaustive()
     }
 }
 
 impl RemoteTool {
-    fn new(connection: Arc<Connection>, tool: rmcp::model::Tool) -> Result<Self, ClientError> {
+    fn new(link: Arc<Link>, tool: rmcp::model::Tool) -> Result<Self, ClientError> {
         let name = tool.name.to_string();
         let schema = Value::Object((*tool.input_schema).clone());
         let parameters =
             ImportedSchema::new(schema, &ImportOptions::lenient()).map_err(|errors| {
-                connection.failure(format!(
-                    "lists the tool `{name}`, whose inputSchema cannot be read: {errors}"
-                ))
+                link.failure(
+                    format!("lists the tool `{name}`, whose inputSchema cannot be read: {errors}"),
+                    None,
+                )
             })?;
         // An output schema that does not import is only not declared: the results still come.
         let output = tool.output_schema.as_ref().and_then(|schema| {
@@ -454,7 +861,7 @@ impl RemoteTool {
             .clone()
             .or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone()));
         Ok(RemoteTool {
-            connection,
+            link,
             name,
             title,
             description: tool.description.as_deref().unwrap_or_default().to_owned(),
@@ -466,7 +873,7 @@ impl RemoteTool {
 
     /// The server this tool is on.
     pub fn server(&self) -> &str {
-        &self.connection.name
+        self.link.server.name()
     }
 
     /// The tool's title, where the server gives one.
@@ -524,26 +931,38 @@ impl Tool for RemoteTool {
             }));
         };
         ToolFuture::new(async move {
-            let connection = &self.connection;
-            let unavailable = |reason: String| ToolError::Unavailable {
-                tool: tool.clone(),
-                reason: format!(
-                    "the MCP server `{}` {reason}{}",
-                    connection.name,
-                    stderr_note(&connection.stderr)
-                ),
-            };
+            let server = self.link.server.name();
             if context.is_cancelled() {
                 return Err(ToolError::Cancelled { tool });
             }
+            let connection = tokio::select! {
+                session = self.link.session() => session.map_err(|reason| ToolError::Unavailable {
+                    tool: tool.clone(),
+                    reason: format!("the MCP server `{server}` {reason}"),
+                })?,
+                () = context.cancelled() => return Err(ToolError::Cancelled { tool }),
+            };
+            let unavailable = |reason: String| ToolError::Unavailable {
+                tool: tool.clone(),
+                reason: format!(
+                    "the MCP server `{server}` {reason}{}",
+                    stderr_note(&connection.stderr)
+                ),
+            };
             let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(
                 CallToolRequestParams::new(self.name.clone()).with_arguments(object),
             ));
-            let mut handle = connection
+            let handle = connection
                 .peer
                 .send_cancellable_request(request, PeerRequestOptions::no_options())
-                .await
-                .map_err(|error| unavailable(format!("cannot be reached: {error}")))?;
+                .await;
+            let mut handle = match handle {
+                Ok(handle) => handle,
+                Err(error) => {
+                    connection.last_words(&self.link.runtime).await;
+                    return Err(unavailable(format!("cannot be reached: {error}")));
+                }
+            };
             let token = handle.progress_token.clone();
             connection
                 .progress
@@ -576,6 +995,7 @@ impl Tool for RemoteTool {
                 }
                 Ok(Err(error)) => return Err(unavailable(format!("failed the call: {error}"))),
                 Err(_closed) => {
+                    connection.last_words(&self.link.runtime).await;
                     return Err(unavailable(
                         "closed the connection before it answered".to_owned(),
                     ));

@@ -94,14 +94,16 @@ mod intake;
 mod notify;
 mod pool;
 mod server;
+mod servers;
 mod stdio;
 
-pub use client::{ClientError, McpClient, RemoteTool, StdioServer};
+pub use client::{ClientError, ClientOptions, ListChanges, McpClient, RemoteTool};
 pub use config::McpConfig;
 pub use error::ServeError;
 pub use http::{LISTEN_BACKLOG, bind_http, shutdown_signal};
 pub use notify::DEFAULT_LOG_LEVEL;
 pub use server::{CallRequest, McpServer};
+pub use servers::{ConfigError, HttpServer, RemoteServer, StdioServer, parse_config, read_config};
 pub use stdio::LineTransport;
 use toolsmith::Registry;
 

@@ -20,7 +20,7 @@ use toolsmith::{
     Arguments, CancellationToken, Content, Context, Dialect, Progress, Reporter, Tool, ToolError,
     ToolResult,
 };
-use toolsmith_mcp::{ClientError, McpClient, RemoteTool, StdioServer};
+use toolsmith_mcp::{ClientError, ClientOptions, HttpServer, McpClient, RemoteTool, StdioServer};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -44,13 +44,43 @@ fn main() -> ExitCode {
                 Err(_) => ExitCode::FAILURE,
             };
         }
+        Some("--serve-once") => {
+            // Serves once: started again while its marker exists, it refuses, as a server
+            // whose configuration broke while it ran would.
+            let marker = std::path::PathBuf::from(args.next().unwrap());
+            if marker.exists() {
+                eprintln!("this server has run once already");
+                return ExitCode::from(3);
+            }
+            std::fs::write(&marker, b"").unwrap();
+            let mut registry = toolsmith::Registry::new();
+            registry.add(Arc::new(Crash)).unwrap();
+            registry.add(Arc::new(common::Add)).unwrap();
+            return match toolsmith_mcp::serve_stdio(registry) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
+        Some("--serve-past-eof") => {
+            // Writes its pid, serves, and then lives on after its stdin closed.
+            std::fs::write(args.next().unwrap(), std::process::id().to_string()).unwrap();
+            let (registry, _gate) = common::registry();
+            let _ = toolsmith_mcp::serve_stdio(registry);
+            std::thread::sleep(Duration::from_secs(600));
+            return ExitCode::SUCCESS;
+        }
+        Some("--hang") => {
+            // Reads nothing, answers nothing.
+            std::thread::sleep(Duration::from_secs(600));
+            return ExitCode::SUCCESS;
+        }
         Some("--die") => {
             eprintln!("this server refuses to start: no configuration");
             return ExitCode::from(3);
         }
         _ => {}
     }
-    let tests: [(&str, fn()); 7] = [
+    let tests: [(&str, fn()); 12] = [
         (
             "a_served_tool_comes_back_with_its_declaration",
             a_served_tool_comes_back_with_its_declaration,
@@ -78,6 +108,26 @@ fn main() -> ExitCode {
         (
             "every_reference_tool_is_declared_in_every_dialect",
             every_reference_tool_is_declared_in_every_dialect,
+        ),
+        (
+            "a_server_that_fails_to_restart_is_tried_again_after_a_backoff",
+            a_server_that_fails_to_restart_is_tried_again_after_a_backoff,
+        ),
+        (
+            "a_server_that_never_answers_is_given_up_in_time",
+            a_server_that_never_answers_is_given_up_in_time,
+        ),
+        (
+            "a_server_living_past_its_stdin_is_ended_with_the_client",
+            a_server_living_past_its_stdin_is_ended_with_the_client,
+        ),
+        (
+            "an_http_server_is_reached_with_its_headers",
+            an_http_server_is_reached_with_its_headers,
+        ),
+        (
+            "an_http_server_nobody_serves_is_a_clear_error",
+            an_http_server_nobody_serves_is_a_clear_error,
         ),
     ];
     let mut failed = 0;
@@ -353,20 +403,223 @@ fn a_server_that_dies_mid_call_is_a_clear_error() {
         assert_eq!(error.code(), "unavailable", "{error:?}");
         let message = error.to_model_message();
         assert!(message.contains("`crashy`"), "{message}");
-        let error = tokio::time::timeout(
+        assert!(
+            message.contains("simulated crash"),
+            "the server's last words: {message}"
+        );
+
+        // The next call starts it again, and the client says its tools may have changed.
+        let mut changes = client.list_changes();
+        let output = tokio::time::timeout(
             Duration::from_secs(20),
-            call(find(&tools, "add"), json!({"a": 1, "b": 2})),
+            call(find(&tools, "add"), json!({"a": 1, "b": "2"})),
         )
         .await
-        .expect("a dead server is no hang")
-        .unwrap_err();
+        .expect("a restart is no hang")
+        .unwrap();
+        assert_eq!(output.as_text(), "3");
+        tokio::time::timeout(Duration::from_secs(1), changes.changed())
+            .await
+            .expect("a restart is a change of the list");
+    });
+}
+
+fn a_server_that_fails_to_restart_is_tried_again_after_a_backoff() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let dir = tempdir("restart");
+        let marker = dir.join("ran");
+        let me = std::env::current_exe().unwrap();
+        let once = StdioServer::new(
+            "once",
+            me.to_str().unwrap(),
+            ["--serve-once", marker.to_str().unwrap()],
+        );
+        let backoff = Duration::from_millis(400);
+        let options = ClientOptions::default().restart_backoff(backoff, backoff);
+        let client = McpClient::connect_with(&once, options).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        let add = find(&tools, "add");
+        let error = call(find(&tools, "crash"), json!({})).await.unwrap_err();
         assert_eq!(error.code(), "unavailable", "{error:?}");
+
+        // Started again, it refuses: the call says so, with the server's words.
+        let error = call(add, json!({"a": 1, "b": 2})).await.unwrap_err();
+        let message = error.to_model_message();
+        assert_eq!(error.code(), "unavailable", "{message}");
         assert!(
-            error.to_model_message().contains("simulated crash"),
-            "the server's last words: {}",
-            error.to_model_message()
+            message.contains("`once`")
+                && message.contains("connecting again failed")
+                && message.contains("has run once already"),
+            "{message}"
+        );
+        // At once again: not tried, the wait said.
+        let error = call(add, json!({"a": 1, "b": 2})).await.unwrap_err();
+        let message = error.to_model_message();
+        assert!(
+            message.contains("next attempt may be made in")
+                && message.contains("has run once already"),
+            "{message}"
+        );
+        // Mended, and after the backoff, the next call starts it.
+        std::fs::remove_file(&marker).unwrap();
+        tokio::time::sleep(backoff + Duration::from_millis(50)).await;
+        assert_eq!(call_text(add, json!({"a": 1, "b": 2})).await, "3");
+        std::fs::remove_dir_all(&dir).unwrap();
+    });
+}
+
+fn a_server_that_never_answers_is_given_up_in_time() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let me = std::env::current_exe().unwrap();
+        let mute = StdioServer::new("mute", me.to_str().unwrap(), ["--hang"]);
+        let options = ClientOptions::default().handshake_timeout(Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        let error = McpClient::connect_with(&mute, options).await.err().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let text = error.to_string();
+        assert!(
+            text.contains("`mute`") && text.contains("within 0.3 s"),
+            "{text}"
         );
     });
+}
+
+fn a_server_living_past_its_stdin_is_ended_with_the_client() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let dir = tempdir("linger");
+        let pid_file = dir.join("pid");
+        let me = std::env::current_exe().unwrap();
+        let stubborn = StdioServer::new(
+            "stubborn",
+            me.to_str().unwrap(),
+            ["--serve-past-eof", pid_file.to_str().unwrap()],
+        );
+        let client = McpClient::connect(&stubborn).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        assert_eq!(
+            call_text(find(&tools, "add"), json!({"a": 1, "b": 1})).await,
+            "2"
+        );
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+        assert!(proc.exists());
+        drop(tools);
+        drop(client);
+        // Its stdin closed, it is given a moment (two seconds), then killed.
+        let mut gone = false;
+        for _ in 0..100 {
+            if !proc.exists() {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(gone, "the server {pid} lives on after its client");
+        std::fs::remove_dir_all(&dir).unwrap();
+    });
+}
+
+/// A toolsmith server over streamable HTTP on a free loopback port, taking the caller from the
+/// `Authorization` header, until the returned sender is dropped.
+async fn http_server() -> (String, tokio::sync::oneshot::Sender<()>) {
+    let (registry, _gate) = common::registry();
+    let server = toolsmith_mcp::McpServer::new(registry, toolsmith_mcp::McpConfig::default())
+        .unwrap()
+        .with_request_data(common::caller_from_header);
+    let listener = toolsmith_mcp::bind_http("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        server
+            .serve_http(listener, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    (url, stop)
+}
+
+fn an_http_server_is_reached_with_its_headers() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let (url, _stop) = http_server().await;
+        let remote = HttpServer::new("web", &url).with_header("Authorization", "Bearer alice");
+        let client = McpClient::connect(&remote).await.unwrap();
+        let tools = client.tools().await.unwrap();
+
+        // The same declarations as over stdio.
+        let (local, _gate) = common::registry();
+        assert_eq!(tools.len(), local.len());
+        for entry in local.iter() {
+            let remote = find(&tools, entry.tool().name());
+            assert_eq!(remote.server(), "web");
+            let mine = toolsmith::envelope(entry.tool().as_ref(), Dialect::Mcp).unwrap();
+            let theirs = toolsmith::envelope(remote, Dialect::Mcp).unwrap();
+            assert_eq!(theirs, mine, "{}", remote.name());
+        }
+
+        // The header reached the server, which put the caller into the call's context.
+        assert_eq!(
+            call_text(find(&tools, "whoami"), json!({})).await,
+            "you are alice"
+        );
+        let output = call(find(&tools, "add"), json!({"a": "40", "b": 2}))
+            .await
+            .unwrap();
+        assert_eq!(output.as_text(), "42");
+        assert_eq!(output.repairs.len(), 1);
+
+        // Progress comes back over HTTP too.
+        let reports = Arc::new(Reports::default());
+        let context = Context::new().with_reporter(reports.clone());
+        let output = find(&tools, "count_to")
+            .call(Arguments::Json(&json!({"n": 2})), context)
+            .await
+            .unwrap();
+        assert_eq!(output.as_text(), "counted to 2");
+        assert_eq!(reports.0.lock().unwrap().len(), 2);
+
+        // A header that is no header is refused before anything is sent, without its value.
+        let bad = HttpServer::new("web", &url).with_header("Authorization", "Bearer a\nb-s3cret");
+        let error = McpClient::connect(&bad).await.err().unwrap();
+        let text = error.to_string();
+        assert!(matches!(error, ClientError::Invalid { .. }), "{text}");
+        assert!(
+            text.contains("`Authorization`") && !text.contains("s3cret"),
+            "{text}"
+        );
+    });
+}
+
+fn an_http_server_nobody_serves_is_a_clear_error() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        // A port that was free a moment ago: nobody listens there.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        drop(listener);
+        let error = tokio::time::timeout(
+            Duration::from_secs(20),
+            McpClient::connect(HttpServer::new("nowhere", &url)),
+        )
+        .await
+        .expect("an unreachable server is no hang")
+        .err()
+        .unwrap();
+        let text = error.to_string();
+        assert!(text.contains("`nowhere`") && text.contains(&url), "{text}");
+    });
+}
+
+/// A fresh directory for one test.
+fn tempdir(what: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolsmith-client-{what}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// Ends the server process at once, as a crashing server does, after a last word on stderr.
