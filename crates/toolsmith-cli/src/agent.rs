@@ -10,6 +10,7 @@ use toolsmith_agent::{OpenAiCompatible, Question, QuestionAnswer, ReAct, Step};
 use crate::error::UsageError;
 use crate::input::find_tool;
 use crate::output::Outcome;
+use crate::upstream::Upstreams;
 
 /// The environment variable the API key is read from.
 const API_KEY_VARIABLE: &str = "OPENAI_API_KEY";
@@ -41,6 +42,8 @@ pub struct AgentArgs {
     /// The question to answer.
     #[arg(value_name = "QUESTION")]
     question: String,
+    #[command(flatten)]
+    pub upstreams: Upstreams,
 }
 
 /// A base URL the client can use, checked when the command line is read: a bad one is a usage

@@ -16,12 +16,14 @@
 //!   none is a usage error). They and `call` take `--rename OLD=NEW` (repeatable, in order) and
 //!   `--prefix P` (after the renames): the tools under new names ([`Registry::renamed`],
 //!   [`Registry::prefixed`]), which is what a model sees, calls and reads in errors.
-//! - `list`, `schema`, `call` and `mcp` take `--mcp 'CMD ARG...'` (repeatable): the tools of
-//!   the MCP server that command line starts (split into words without a shell), beside the
-//!   linked ones ([`toolsmith_mcp::McpClient`]); a server with a name taken already has its
-//!   tools under its name (`--mcp-prefix`: every server's). `mcp --mcp ...` is a gateway: the
-//!   servers' tools served again, each call coerced and checked against the tool's own schema
-//!   before it is passed on, and counted by `--stats`.
+//! - `list`, `schema`, `call`, `agent` and `mcp` take `--mcp 'CMD ARG...'` (the MCP server that
+//!   command line starts, split into words without a shell), `--mcp-url URL` (a server over
+//!   streamable HTTP, with `--mcp-header 'NAME: VALUE'`) and `--mcp-config FILE` (the
+//!   `mcpServers` of a Claude Desktop-style file), each repeatable: the servers' tools beside
+//!   the linked ones ([`toolsmith_mcp::McpClient`]); a server with a name taken already has
+//!   its tools under its name (`--mcp-prefix`: every server's). `mcp --mcp ...` is a gateway:
+//!   the servers' tools served again, each call coerced and checked against the tool's own
+//!   schema before it is passed on, and counted by `--stats`.
 //! - `schema [TOOL...] [--dialect D]`: a JSON array of the tools' declarations, every tool when
 //!   none is named: in receiver D's envelope ([`toolsmith::envelope`]; D is one of
 //!   `json-schema`, `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini`, `mcp`),
@@ -266,7 +268,12 @@ where
                 let served = args.run(&connected.registry)?;
                 Ok(served.after_warnings(connected.warnings.clone()))
             }),
-        Command::Agent(args) => load_registry().and_then(|registry| args.run(registry)),
+        Command::Agent(args) => load_registry()
+            .and_then(|registry| args.upstreams.connect(registry))
+            .and_then(|connected| {
+                let answered = args.run(&connected.registry)?;
+                Ok(answered.after_warnings(connected.warnings.clone()))
+            }),
     };
     match result {
         Ok(outcome) => print(outcome, stdout, stderr),

@@ -1,18 +1,20 @@
-//! `--mcp 'CMD ARG...'`: the tools of MCP servers beside the linked ones, for `list`, `schema`,
-//! `call` and `mcp` (a gateway: the servers' tools served again, coerced and checked in front
-//! of each).
+//! `--mcp 'CMD ARG...'`, `--mcp-url URL` and `--mcp-config FILE`: the tools of MCP servers
+//! beside the linked ones, for `list`, `schema`, `call`, `agent` and `mcp` (a gateway: the
+//! servers' tools served again, coerced and checked in front of each).
 //!
 //! Each command line is split into words as a shell would split them (quotes, backslashes) but
 //! without a shell: no variables, no globs, no redirections; the first word is the program.
-//! The servers are started and served on a runtime of their own that lives as long as the
-//! command, and their tools are added to the registry under their own names, or under
-//! `SERVER_NAME` when a name is taken (or `--mcp-prefix` asks for it).
+//! A configuration file holds `mcpServers` entries as Claude Desktop writes them
+//! ([`toolsmith_mcp::read_config`]). The servers are connected on a runtime of their own that
+//! lives as long as the command, and their tools are added to the registry under their own
+//! names, or under `SERVER_NAME` when a name is taken (or `--mcp-prefix` asks for it).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::Args;
 use toolsmith::{Registry, Tool};
-use toolsmith_mcp::{McpClient, StdioServer};
+use toolsmith_mcp::{HttpServer, McpClient, RemoteServer, StdioServer};
 
 use crate::error::UsageError;
 
@@ -22,11 +24,26 @@ pub struct Upstreams {
     /// Also the tools of the MCP server this command line starts (split into words without a
     /// shell: `--mcp 'npx -y @modelcontextprotocol/server-everything'`). Repeat it for more
     /// servers; a tool name two of them share is a usage error.
-    #[arg(long = "mcp", value_name = "'CMD ARG...'", value_parser = command_line)]
+    #[arg(long = "mcp", value_name = "'CMD ARG...'", value_parser = command_line,
+          group = "upstream")]
     servers: Vec<Vec<String>>,
-    /// Put each `--mcp` server's name before its tools' (`everything_get-sum`). Without it, only
+    /// Also the tools of the MCP server at this streamable HTTP URL (repeatable).
+    #[arg(long = "mcp-url", value_name = "URL", value_parser = http_url, group = "upstream")]
+    urls: Vec<String>,
+    /// A header sent to every `--mcp-url` server (`'Authorization: Bearer TOKEN'`;
+    /// repeatable). A command line is visible to other users of the machine: keep tokens in
+    /// a `--mcp-config` file, as `${VARIABLE}`s.
+    #[arg(long = "mcp-header", value_name = "'NAME: VALUE'", requires = "urls",
+          value_parser = header)]
+    headers: Vec<(String, String)>,
+    /// Also the tools of every server in this file's `mcpServers` (as Claude Desktop writes
+    /// it: `command`, `args`, `env`, or `url`, `headers`; `${VARIABLE}`s are read from the
+    /// environment). Repeatable.
+    #[arg(long = "mcp-config", value_name = "FILE", group = "upstream")]
+    configs: Vec<PathBuf>,
+    /// Put each MCP server's name before its tools' (`everything_get-sum`). Without it, only
     /// the tools of a server that has a name taken already get it, all of them.
-    #[arg(long = "mcp-prefix", requires = "servers")]
+    #[arg(long = "mcp-prefix", requires = "upstream")]
     always_prefix: bool,
 }
 
@@ -45,12 +62,51 @@ pub struct Connected {
 impl Upstreams {
     /// Whether any server was asked for.
     pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
+        self.servers.is_empty() && self.urls.is_empty() && self.configs.is_empty()
+    }
+
+    /// Every server asked for, in the order: the configuration files' (each file's in its
+    /// order), `--mcp`'s, `--mcp-url`'s; each with a name of its own (`node`, `node#2`).
+    fn remote_servers(&self) -> Result<Vec<RemoteServer>, UsageError> {
+        let mut servers = Vec::new();
+        for file in &self.configs {
+            let read = toolsmith_mcp::read_config(file)
+                .map_err(|error| UsageError::Upstream(error.to_string()))?;
+            servers.extend(read);
+        }
+        for words in &self.servers {
+            let program = words.first().cloned().unwrap_or_default();
+            let name = std::path::Path::new(&program)
+                .file_stem()
+                .map_or_else(|| program.clone(), |s| s.to_string_lossy().into_owned());
+            servers.push(StdioServer::new(name, program, words.iter().skip(1).cloned()).into());
+        }
+        for url in &self.urls {
+            let mut server = HttpServer::new(host(url), url.as_str());
+            server.headers.clone_from(&self.headers);
+            servers.push(server.into());
+        }
+        let mut taken = std::collections::HashSet::new();
+        for server in &mut servers {
+            let stem = server.name().to_owned();
+            let mut name = stem.clone();
+            let mut count = 1;
+            while !taken.insert(name.clone()) {
+                count += 1;
+                name = format!("{stem}#{count}");
+            }
+            match server {
+                RemoteServer::Stdio(server) => server.name = name,
+                RemoteServer::Http(server) => server.name = name,
+                _ => {}
+            }
+        }
+        Ok(servers)
     }
 
     /// `linked` and the tools of every server asked for.
     pub fn connect(&self, linked: &Registry) -> Result<Connected, UsageError> {
-        if self.servers.is_empty() {
+        if self.is_empty() {
             return Ok(Connected {
                 registry: linked.clone(),
                 warnings: Vec::new(),
@@ -67,8 +123,7 @@ impl Upstreams {
         let mut registry = linked.clone();
         let mut warnings = Vec::new();
         let mut clients = Vec::new();
-        for (index, words) in self.servers.iter().enumerate() {
-            let server = stdio_server(index, words);
+        for server in self.remote_servers()? {
             let (client, tools) = runtime
                 .block_on(async {
                     let client = McpClient::connect(&server).await?;
@@ -81,7 +136,7 @@ impl Upstreams {
                 for warning in tool.import_warnings() {
                     warnings.push(format!(
                         "toolsmith: warning: `{}` tool `{}`: {warning}",
-                        server.name,
+                        server.name(),
                         tool.name()
                     ));
                 }
@@ -89,7 +144,7 @@ impl Upstreams {
                 own.add(Arc::new(tool)).map_err(|error| {
                     UsageError::Upstream(format!(
                         "the MCP server `{}` lists the tool `{name}` twice: {error}",
-                        server.name
+                        server.name()
                     ))
                 })?;
             }
@@ -98,10 +153,10 @@ impl Upstreams {
             let taken = own.names().any(|name| registry.entry(name).is_some());
             if self.always_prefix || taken {
                 own = own
-                    .prefixed(&prefix(&server.name))
+                    .prefixed(&prefix(server.name()))
                     .map_err(|error| UsageError::Upstream(error.to_string()))?;
             }
-            let source = format!("the MCP server `{}`", server.name);
+            let source = format!("the MCP server `{}`", server.name());
             let tools = own.iter().map(|entry| Arc::clone(entry.tool())).collect();
             registry
                 .add_from(None, &source, tools)
@@ -128,18 +183,39 @@ impl Drop for Connected {
     }
 }
 
-/// The server started by `words`, named after its program (and its place, from the second on).
-fn stdio_server(index: usize, words: &[String]) -> StdioServer {
-    let program = words.first().cloned().unwrap_or_default();
-    let stem = std::path::Path::new(&program)
-        .file_stem()
-        .map_or_else(|| program.clone(), |s| s.to_string_lossy().into_owned());
-    let name = if index == 0 {
-        stem
-    } else {
-        format!("{stem}#{}", index + 1)
-    };
-    StdioServer::new(name, program, words.iter().skip(1).cloned())
+/// A server's name from its URL: the host (and port) the URL names.
+fn host(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or(rest);
+    // Credentials in a URL are never part of a name that errors show.
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    host.to_owned()
+}
+
+/// An `http` or `https` URL, checked when the command line is read.
+fn http_url(text: &str) -> Result<String, String> {
+    let scheme = text
+        .split_once("://")
+        .map(|(scheme, _)| scheme.to_ascii_lowercase());
+    match scheme.as_deref() {
+        Some("http" | "https") if !host(text).is_empty() => Ok(text.to_owned()),
+        _ => Err(format!(
+            "`{text}` is not an http or https URL (like `http://127.0.0.1:8000/mcp`)"
+        )),
+    }
+}
+
+/// `NAME: VALUE` as a header.
+fn header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        }
+        // The text is not repeated: it may hold a token.
+        _ => Err("a header is `NAME: VALUE`, like `Authorization: Bearer TOKEN`".to_owned()),
+    }
 }
 
 /// A server's name as a tool-name prefix: its letters, digits, `_` and `-`.
@@ -177,11 +253,43 @@ mod tests {
     }
 
     #[test]
-    fn servers_are_named_after_their_program() {
-        let words = |line: &str| command_line(line).unwrap();
-        assert_eq!(stdio_server(0, &words("/usr/bin/node x.js")).name, "node");
-        assert_eq!(stdio_server(1, &words("node y.js")).name, "node#2");
-        assert_eq!(stdio_server(0, &words("node y.js")).args, ["y.js"]);
+    fn servers_are_named_after_their_program_or_host() {
+        let upstreams = Upstreams {
+            servers: vec![
+                command_line("/usr/bin/node x.js").unwrap(),
+                command_line("node y.js").unwrap(),
+            ],
+            urls: vec!["https://user:pw@example.com:8443/mcp?x=1".to_owned()],
+            headers: vec![("Authorization".to_owned(), "Bearer t".to_owned())],
+            configs: Vec::new(),
+            always_prefix: false,
+        };
+        let servers = upstreams.remote_servers().unwrap();
+        let names: Vec<&str> = servers.iter().map(RemoteServer::name).collect();
+        assert_eq!(names, ["node", "node#2", "example.com:8443"]);
+        let RemoteServer::Stdio(second) = &servers[1] else {
+            panic!("{:?}", servers[1]);
+        };
+        assert_eq!(second.args, ["y.js"]);
+        let RemoteServer::Http(web) = &servers[2] else {
+            panic!("{:?}", servers[2]);
+        };
+        assert_eq!(web.headers, upstreams.headers);
         assert_eq!(prefix("node#2"), "node2");
+    }
+
+    #[test]
+    fn urls_and_headers_are_checked_when_read() {
+        assert!(http_url("http://127.0.0.1:8000/mcp").is_ok());
+        assert!(http_url("HTTPS://example.com").is_ok());
+        assert!(http_url("ftp://example.com").is_err());
+        assert!(http_url("example.com/mcp").is_err());
+        assert!(http_url("http://").is_err());
+        assert_eq!(
+            header("Authorization:  Bearer t ").unwrap(),
+            ("Authorization".to_owned(), "Bearer t".to_owned())
+        );
+        let error = header("Bearer secret").unwrap_err();
+        assert!(!error.contains("secret"), "{error}");
     }
 }

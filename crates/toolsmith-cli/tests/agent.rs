@@ -295,3 +295,41 @@ fn a_library_client_refuses_a_base_url_that_is_no_http_url() {
     assert_eq!(error.url, "localhost:8080/v1");
     assert!(toolsmith_agent::OpenAiCompatible::new("https://api.example.com/v1/", "m").is_ok());
 }
+
+/// An agent over an MCP server's tools: the model's messy arguments are coerced before they
+/// reach the server, and the server's answer is what the model reads next.
+#[test]
+fn an_agent_uses_an_mcp_servers_tools() {
+    let Some((node, script)) = toolsmith_testkit::require_node_script(
+        "@modelcontextprotocol/server-everything",
+        "dist/index.js",
+    ) else {
+        return;
+    };
+    let everything = format!("'{}' '{}' stdio", node.display(), script.display());
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "get-sum", r#"{"a": "2", "b": 3}"#)]),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "5"}"#)]),
+    ]);
+    let out = agent(&[
+        "--base-url",
+        server.base_url(),
+        "--mcp",
+        &everything,
+        "--tools",
+        "get-sum",
+        "--json",
+        "2 + 3?",
+    ]);
+    assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
+    assert_eq!(declared(&server, 0), ["get-sum", "finish"]);
+    let printed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(printed["answer"], "5");
+    let step = &printed["steps"][0];
+    assert_eq!(step["observation"], "The sum of 2 and 3 is 5.");
+    assert_eq!(step["repairs"][0]["code"], "number_from_string");
+    assert_eq!(
+        server.requests()[1].body["messages"][3]["content"],
+        "The sum of 2 and 3 is 5."
+    );
+}

@@ -236,3 +236,180 @@ fn the_gateway_coerces_in_front_of_the_server_and_counts_it() {
     assert_eq!(sum["calls"], 2, "{counted}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `server-everything` serving streamable HTTP on a free loopback port; killed when dropped.
+struct HttpEverything {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl HttpEverything {
+    fn start() -> Option<HttpEverything> {
+        let (node, script) = toolsmith_testkit::require_node_script(
+            "@modelcontextprotocol/server-everything",
+            "dist/index.js",
+        )?;
+        // A port that was free a moment ago (the server takes its port from `PORT` only).
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = Command::new(node)
+            .arg(script)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // It says on stderr when it listens.
+        let stderr = child.stderr.take().unwrap();
+        let (said, heard) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let _ = said.send(line);
+            }
+        });
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match heard.recv_timeout(left) {
+                Ok(line) if line.contains("listening on port") => break,
+                Ok(_) => {}
+                Err(error) => panic!("server-everything did not start listening: {error}"),
+            }
+        }
+        Some(HttpEverything { child, port })
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_over_streamable_http_is_called_by_its_url() {
+    let Some(server) = HttpEverything::start() else {
+        return;
+    };
+    let url = server.url();
+    let called = toolsmith(&[
+        "call",
+        "--mcp-url",
+        &url,
+        "--mcp-header",
+        "X-Trace: cli-test",
+        "get-sum",
+        r#"{"a": "2", "b": 3}"#,
+    ]);
+    assert!(called.status.success(), "{}", text(&called.stderr));
+    assert_eq!(text(&called.stdout).trim(), "The sum of 2 and 3 is 5.");
+
+    // `--mcp-prefix` names it after its host and port.
+    let listed = toolsmith(&["list", "--json", "--mcp-url", &url, "--mcp-prefix"]);
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let tools: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let expected = format!("127001{}_get-sum", server.port);
+    assert!(
+        tools.iter().any(|t| t["name"] == expected.as_str()),
+        "{expected}: {tools:?}"
+    );
+}
+
+#[test]
+fn bad_urls_and_headers_are_usage_errors() {
+    for args in [
+        &["list", "--mcp-url", "ftp://example.com"][..],
+        &["list", "--mcp-header", "X-A: b"][..],
+        &[
+            "list",
+            "--mcp-url",
+            "http://127.0.0.1:1/mcp",
+            "--mcp-header",
+            "no colon",
+        ][..],
+        &["list", "--mcp-prefix"][..],
+    ] {
+        let out = toolsmith(args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+    // Nobody listening there: a clear error naming the server, no hang.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = toolsmith(&["list", "--mcp-url", &url]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let message = text(&out.stderr);
+    assert!(message.contains(&url), "{message}");
+}
+
+#[test]
+fn a_config_file_names_servers_as_claude_desktop_writes_them() {
+    let (Some(server), Some((node, script))) = (
+        HttpEverything::start(),
+        toolsmith_testkit::require_node_script(
+            "@modelcontextprotocol/server-everything",
+            "dist/index.js",
+        ),
+    ) else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("toolsmith-mcp-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("servers.json");
+    let written = serde_json::json!({"mcpServers": {
+        "local": {"command": node, "args": [script, "stdio"]},
+        "web": {"type": "http", "url": "http://127.0.0.1:${EVERYTHING_PORT}/mcp",
+                "headers": {"Authorization": "Bearer ${EVERYTHING_TOKEN:-none}"}},
+        "off": {"command": "no-such-program", "disabled": true}
+    }});
+    std::fs::write(&config, written.to_string()).unwrap();
+    let listed = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(["list", "--json", "--mcp-config", config.to_str().unwrap()])
+        .env("EVERYTHING_PORT", server.port.to_string())
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", text(&listed.stderr));
+    let tools: Vec<Value> = serde_json::from_slice(&listed.stdout).unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    // The first server's tools under their names; the second's, which are the same, under
+    // its name.
+    assert!(names.contains(&"get-sum"), "{names:?}");
+    assert!(names.contains(&"web_get-sum"), "{names:?}");
+    assert!(names.contains(&"text_wc"), "{names:?}");
+
+    // A variable the file needs and nobody set: a usage error naming file, server and key.
+    let listed = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(["list", "--mcp-config", config.to_str().unwrap()])
+        .env_remove("EVERYTHING_PORT")
+        .output()
+        .unwrap();
+    assert_eq!(listed.status.code(), Some(2));
+    let message = text(&listed.stderr);
+    assert!(
+        message.contains("servers.json")
+            && message.contains("`web`")
+            && message.contains("EVERYTHING_PORT"),
+        "{message}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

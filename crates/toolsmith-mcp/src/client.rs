@@ -728,8 +728,9 @@ async fn open_http(
             return Err(ClientError::Protocol {
                 server: server.name.clone(),
                 reason: format!(
-                    "at {} did not complete the MCP handshake: {error}",
-                    server.url
+                    "at {} did not complete the MCP handshake: {}",
+                    server.url,
+                    handshake_failure(&error)
                 ),
                 stderr: String::new(),
             });
@@ -754,6 +755,52 @@ async fn open_http(
         stderr_read: Mutex::new(None),
         _child: None,
     })
+}
+
+/// Why a handshake failed, in words: a transport's failure as its error and the errors that
+/// caused it (`error sending request ...: tcp connect error: Connection refused`), without
+/// the transport's type name rmcp puts before it.
+fn handshake_failure(error: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    use rmcp::transport::worker::WorkerQuitReason;
+    let rmcp::service::ClientInitializeError::TransportError { error, context } = error else {
+        return error.to_string();
+    };
+    // The HTTP client's error keeps its causes (connection refused, a certificate refused)
+    // where rmcp's wrappers do not pass them on as sources.
+    let http = match error
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        Some(http) => Some(http),
+        None => match error
+            .error
+            .downcast_ref::<WorkerQuitReason<StreamableHttpError<reqwest::Error>>>()
+        {
+            Some(WorkerQuitReason::Fatal { error, .. }) => Some(error),
+            _ => None,
+        },
+    };
+    let words = match http {
+        Some(StreamableHttpError::Client(client)) => with_causes(client),
+        _ => with_causes(error.error.as_ref()),
+    };
+    format!("{words} ({context})")
+}
+
+/// An error and the errors that caused it, each said once.
+fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut words = error.to_string();
+    let mut cause = error.source();
+    while let Some(next) = cause {
+        let said = next.to_string();
+        if !words.contains(&said) {
+            words.push_str(": ");
+            words.push_str(&said);
+        }
+        cause = next.source();
+    }
+    words
 }
 
 /// The HTTP client of a streamable HTTP connection: TLS by rustls with the *ring* provider
