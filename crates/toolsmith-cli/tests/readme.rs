@@ -146,3 +146,44 @@ fn readme_mcp_stats_command_writes_the_file_the_readme_shows() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(written, shown);
 }
+
+/// The README's `mcpServers` file reads as the servers it describes, through the binary's own
+/// `--mcp-config` (a server that cannot start names itself: the file was read).
+#[test]
+fn readme_mcp_config_file_is_read_as_written() {
+    let readme = readme();
+    let config = block_after(&readme, "readme-mcp-config", "json");
+    let servers = toolsmith_mcp::parse_config(config, |name| {
+        (name == "SEARCH_TOKEN").then(|| "t0ken".to_owned())
+    })
+    .unwrap();
+    let names: Vec<&str> = servers.iter().map(|s| s.name()).collect();
+    assert_eq!(names.len(), 3, "{names:?}");
+    for name in ["everything", "files", "search"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let search = servers.iter().find(|s| s.name() == "search").unwrap();
+    let toolsmith_mcp::RemoteServer::Http(search) = search else {
+        panic!("{search:?}");
+    };
+    assert_eq!(search.url, "https://search.example.com/mcp");
+    assert_eq!(
+        search.headers,
+        [("Authorization".to_owned(), "Bearer t0ken".to_owned())]
+    );
+
+    // Without the variable it names, the binary refuses the file, naming the variable.
+    let dir = std::env::temp_dir().join(format!("toolsmith-readme-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("servers.json");
+    std::fs::write(&file, config).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(["list", "--mcp-config", file.to_str().unwrap()])
+        .env_remove("SEARCH_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("SEARCH_TOKEN"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -41,13 +41,16 @@
 //! ```
 //!
 //! The other way round, [`McpClient`] makes any MCP server's tools toolsmith tools. It starts a
-//! stdio server from a program and its argv (never a shell), with the environment it is given
-//! (and `PATH`, `HOME` and a few more inherited), keeps the last lines of its stderr for error
-//! messages, and lists its tools; each [`RemoteTool`] coerces a call's arguments by the type
+//! [`StdioServer`] from a program and its argv (never a shell), with the environment it is
+//! given (and `PATH`, `HOME` and a few more inherited), keeping the last lines of its stderr for
+//! error messages, or reaches an [`HttpServer`] over streamable HTTP with the headers it is
+//! given; [`read_config`] reads both from the `mcpServers` file Claude Desktop and most clients
+//! use. It lists the server's tools; each [`RemoteTool`] coerces a call's arguments by the type
 //! read from the tool's `inputSchema` and checks them against that schema itself (a call the
 //! server would refuse is answered here, in the model-facing shape), then forwards it:
 //! cancellation and progress pass through, `isError` is a tool failure in the server's words,
-//! and a server that is gone is an error naming it.
+//! a server that is gone is an error naming it and is connected again by the next call (with
+//! backoff after failed attempts), and [`McpClient::list_changes`] says when the tools change.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -66,6 +69,12 @@
 //!     .call("get-sum", Arguments::Text(r#"{"a": "2", "b": 3}"#), Context::new())
 //!     .await?;
 //! println!("{}", sum.as_text());
+//!
+//! // A server over streamable HTTP, with a token.
+//! let search = toolsmith_mcp::HttpServer::new("search", "https://search.example.com/mcp")
+//!     .with_header("Authorization", format!("Bearer {}", std::env::var("SEARCH_TOKEN")?));
+//! let search = McpClient::connect(search).await?;
+//! # drop(search);
 //! # Ok(())
 //! # }
 //! ```
