@@ -185,7 +185,7 @@ mod tests {
 
     fn declared(name: &str) -> serde_json::Value {
         let server = McpServer::new(registry().unwrap(), McpConfig::default()).unwrap();
-        let tool = server.tools().iter().find(|t| t.name == name).unwrap();
+        let tool = server.tools().into_iter().find(|t| t.name == name).unwrap();
         serde_json::to_value(tool).unwrap()
     }
 

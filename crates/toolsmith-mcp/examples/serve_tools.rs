@@ -78,13 +78,17 @@ mod tests {
         let server = McpServer::new(registry().unwrap(), McpConfig::default()).unwrap();
         let forecast = server
             .tools()
-            .iter()
+            .into_iter()
             .find(|t| t.name == "forecast")
             .unwrap();
         let schema = forecast.output_schema.as_ref().expect("an output schema");
         assert_eq!(schema["type"], "object");
         assert_eq!(schema["required"], serde_json::json!(["city", "celsius"]));
-        let add = server.tools().iter().find(|t| t.name == "add").unwrap();
+        let add = server
+            .tools()
+            .into_iter()
+            .find(|t| t.name == "add")
+            .unwrap();
         assert!(add.output_schema.is_none(), "an integer is no object");
     }
 }

@@ -6,8 +6,8 @@
 
 use std::future::Future;
 use std::pin::{Pin, pin};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -16,8 +16,8 @@ use rmcp::model::{
     PaginatedRequestParams, RequestId, RequestMetaObject, ServerCapabilities, ServerConfig,
     SetLevelRequestParams,
 };
-use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use toolsmith::{
@@ -33,7 +33,8 @@ use crate::notify::{self, CallReporter};
 use crate::pool::{self, ToolPool};
 
 /// An MCP server over a [`Registry`]: rmcp's [`ServerHandler`], with the tools' declarations
-/// computed once, at construction.
+/// computed once, at construction (and again when [`replace_tools`](McpServer::replace_tools)
+/// gives it other tools).
 ///
 /// Every `tools/call` goes through the registry ([`Registry::call_entry`]), so its layers
 /// apply, with one more of the server's own innermost: a [`Timeout`] that, at the call's
@@ -81,11 +82,15 @@ pub struct McpServer {
 }
 
 struct Shared {
-    /// The registry given, with the server's timeout layer and its tool threads.
-    registry: Registry,
+    /// The tools served now; replaced whole, never changed in place, so that a call keeps the
+    /// tools it started with.
+    tools: RwLock<Arc<Tools>>,
+    /// The threads of the blocking tools, shared by every set of tools served.
+    pool: Arc<ToolPool>,
+    /// The connections to tell when the tools change (a client over stdio; over stateless
+    /// HTTP, a connection lasts one request, and is pruned once closed).
+    peers: Mutex<Vec<Peer<RoleServer>>>,
     config: McpConfig,
-    /// `tools/list`'s answer, built once.
-    listed: ListToolsResult,
     /// The places for calls: one per call running or waiting to run. A call holds its place
     /// from when the server takes it until its tool returns.
     places: Arc<Semaphore>,
@@ -95,6 +100,37 @@ struct Shared {
 }
 
 type RequestDataFn = dyn Fn(&CallRequest<'_>, &mut Context) + Send + Sync;
+
+/// One set of tools served: the registry and its `tools/list` answer.
+struct Tools {
+    /// The registry given, with the server's timeout layer and its tool threads.
+    registry: Registry,
+    /// `tools/list`'s answer, built once.
+    listed: ListToolsResult,
+}
+
+impl Tools {
+    fn new(registry: Registry, pool: &Arc<ToolPool>) -> Result<Tools, ServeError> {
+        let registry = registry
+            .with_layer(Timeout::deadline())
+            .with_offload(Arc::clone(pool) as Arc<dyn toolsmith::Offload>);
+        let declared = registry
+            .iter()
+            .map(|entry| declare(entry.tool().as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Tools {
+            registry,
+            listed: ListToolsResult::with_all_items(declared),
+        })
+    }
+}
+
+impl Shared {
+    /// The tools served now.
+    fn tools(&self) -> Arc<Tools> {
+        Arc::clone(&self.tools.read().unwrap_or_else(PoisonError::into_inner))
+    }
+}
 
 /// What a connection keeps: the level of log messages its client set.
 #[derive(Default)]
@@ -193,13 +229,7 @@ impl McpServer {
     pub fn new(registry: impl Into<Arc<Registry>>, config: McpConfig) -> Result<Self, ServeError> {
         config.check()?;
         let pool = Arc::new(ToolPool::new(config.max_concurrent_calls()));
-        let registry = Arc::unwrap_or_clone(registry.into())
-            .with_layer(Timeout::deadline())
-            .with_offload(pool);
-        let tools = registry
-            .iter()
-            .map(|entry| declare(entry.tool().as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let tools = Tools::new(Arc::unwrap_or_clone(registry.into()), &pool)?;
         let places = config
             .max_concurrent_calls()
             .saturating_add(config.max_queued_calls())
@@ -207,9 +237,10 @@ impl McpServer {
         let running = config.max_concurrent_calls().min(Semaphore::MAX_PERMITS);
         Ok(McpServer {
             shared: Arc::new(Shared {
-                registry,
+                tools: RwLock::new(Arc::new(tools)),
+                pool,
+                peers: Mutex::default(),
                 config,
-                listed: ListToolsResult::with_all_items(tools),
                 places: Arc::new(Semaphore::new(places)),
                 running: Arc::new(Semaphore::new(running)),
             }),
@@ -263,9 +294,39 @@ impl McpServer {
         self
     }
 
-    /// The tools as `tools/list` declares them, in the registry's order.
-    pub fn tools(&self) -> &[rmcp::model::Tool] {
-        &self.shared.listed.tools
+    /// The tools as `tools/list` declares them now, in the registry's order.
+    pub fn tools(&self) -> Vec<rmcp::model::Tool> {
+        self.shared.tools().listed.tools.clone()
+    }
+
+    /// Serves `registry`'s tools from now on, in place of the ones served so far, and tells
+    /// every client connected over stdio (`notifications/tools/list_changed`). A call running
+    /// ends with the tools it started with. This server's clones serve the new tools too.
+    ///
+    /// # Errors
+    /// [`ServeError::Declare`] when a tool's name or schema cannot be declared to MCP clients;
+    /// the tools served so far stay.
+    pub async fn replace_tools(&self, registry: Registry) -> Result<(), ServeError> {
+        let tools = Tools::new(registry, &self.shared.pool)?;
+        *self
+            .shared
+            .tools
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(tools);
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self
+                .shared
+                .peers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.clone()
+        };
+        for peer in peers {
+            // A client gone meanwhile is no failure of the change.
+            let _ = peer.notify_tool_list_changed().await;
+        }
+        Ok(())
     }
 
     /// The configuration the server runs with.
@@ -300,7 +361,10 @@ impl McpServer {
     ) -> Result<CallToolResult, ErrorData> {
         let shared = &*self.shared;
         let config = &shared.config;
-        let entry = shared.registry.find(name).map_err(|e| unknown_tool(&e))?;
+        // The tools this call is made with, whatever replaces them while it runs.
+        let tools = shared.tools();
+        let registry = &tools.registry;
+        let entry = registry.find(name).map_err(|e| unknown_tool(&e))?;
         let place = match place {
             Some(place) => place,
             None => match Arc::clone(&shared.places).try_acquire_owned() {
@@ -386,10 +450,10 @@ impl McpServer {
             .is_blocking()
             .then(|| Arc::new(AtomicBool::new(false)));
         let future = match &picked_up {
-            Some(picked_up) => pool::noting_pick_up(picked_up, || {
-                shared.registry.call_entry(entry, arguments, context)
-            }),
-            None => shared.registry.call_entry(entry, arguments, context),
+            Some(picked_up) => {
+                pool::noting_pick_up(picked_up, || registry.call_entry(entry, arguments, context))
+            }
+            None => registry.call_entry(entry, arguments, context),
         };
         let answered = Answered {
             call: future,
@@ -543,6 +607,7 @@ impl ServerHandler for McpServer {
         let config = &self.shared.config;
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_logging()
             .build();
         let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
@@ -560,7 +625,17 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(self.shared.listed.clone())
+        Ok(self.shared.tools().listed.clone())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut peers = self
+            .shared
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.push(context.peer);
     }
 
     async fn set_level(

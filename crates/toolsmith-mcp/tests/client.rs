@@ -69,6 +69,24 @@ fn main() -> ExitCode {
             std::thread::sleep(Duration::from_secs(600));
             return ExitCode::SUCCESS;
         }
+        Some("--serve-changing") => {
+            // Serves `add` and `grow`; a call to `grow` replaces them with `add` and `refuse`.
+            let mut registry = toolsmith::Registry::new();
+            registry.add(Arc::new(common::Add)).unwrap();
+            registry.add(Arc::new(Grow)).unwrap();
+            let server =
+                toolsmith_mcp::McpServer::new(registry, toolsmith_mcp::McpConfig::default())
+                    .unwrap();
+            let _ = SERVED.set(server.clone());
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            return match runtime.block_on(server.serve_stdio()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::FAILURE,
+            };
+        }
         Some("--hang") => {
             // Reads nothing, answers nothing.
             std::thread::sleep(Duration::from_secs(600));
@@ -80,7 +98,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let tests: [(&str, fn()); 12] = [
+    let tests: [(&str, fn()); 13] = [
         (
             "a_served_tool_comes_back_with_its_declaration",
             a_served_tool_comes_back_with_its_declaration,
@@ -128,6 +146,10 @@ fn main() -> ExitCode {
         (
             "an_http_server_nobody_serves_is_a_clear_error",
             an_http_server_nobody_serves_is_a_clear_error,
+        ),
+        (
+            "a_change_of_the_servers_tools_is_heard_and_listed",
+            a_change_of_the_servers_tools_is_heard_and_listed,
         ),
     ];
     let mut failed = 0;
@@ -739,5 +761,54 @@ fn every_reference_tool_is_declared_in_every_dialect() {
                     .unwrap_or_else(|e| panic!("{} in {dialect}: {e}", tool.name()));
             }
         }
+    });
+}
+
+/// The server this binary serves with `--serve-changing`.
+static SERVED: std::sync::OnceLock<toolsmith_mcp::McpServer> = std::sync::OnceLock::new();
+
+/// Replaces this server's tools with `add` and `refuse`.
+#[toolsmith::tool]
+async fn grow() -> Result<String, String> {
+    let server = SERVED.get().ok_or("not serving")?;
+    let mut registry = toolsmith::Registry::new();
+    registry
+        .add(Arc::new(common::Add))
+        .map_err(|e| e.to_string())?;
+    registry
+        .add(Arc::new(common::Refuse))
+        .map_err(|e| e.to_string())?;
+    server
+        .replace_tools(registry)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok("grown".to_owned())
+}
+
+fn a_change_of_the_servers_tools_is_heard_and_listed() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let me = std::env::current_exe().unwrap();
+        let changing = StdioServer::new("changing", me.to_str().unwrap(), ["--serve-changing"]);
+        let client = McpClient::connect(&changing).await.unwrap();
+        let names = |tools: &[RemoteTool]| {
+            let mut names: Vec<String> = tools.iter().map(|t| t.name().to_owned()).collect();
+            names.sort();
+            names
+        };
+        let tools = client.tools().await.unwrap();
+        assert_eq!(names(&tools), ["add", "grow"]);
+        let mut changes = client.list_changes();
+        assert_eq!(call_text(find(&tools, "grow"), json!({})).await, "grown");
+        tokio::time::timeout(Duration::from_secs(20), changes.changed())
+            .await
+            .expect("the server said its tools changed");
+        let tools = client.tools().await.unwrap();
+        assert_eq!(names(&tools), ["add", "refuse"]);
+        // The tools listed after the change are called on the same connection.
+        assert_eq!(
+            call_text(find(&tools, "add"), json!({"a": 2, "b": 2})).await,
+            "4"
+        );
     });
 }
