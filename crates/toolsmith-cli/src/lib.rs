@@ -265,7 +265,7 @@ where
         Command::Mcp(args) => load_registry()
             .and_then(|registry| args.upstreams.connect(registry))
             .and_then(|connected| {
-                let served = args.run(&connected.registry)?;
+                let served = args.run(&connected)?;
                 Ok(served.after_warnings(connected.warnings.clone()))
             }),
         Command::Agent(args) => load_registry()

@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use toolsmith::Registry;
 use toolsmith_mcp::{McpConfig, McpServer, ServeError};
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::Targets;
@@ -19,7 +18,7 @@ use crate::error::UsageError;
 use crate::output::Outcome;
 use crate::select::ToolSelection;
 use crate::stats::StatsFile;
-use crate::upstream::Upstreams;
+use crate::upstream::{Changes, Connected, Upstreams};
 
 /// The arguments of `toolsmith mcp`.
 #[derive(Debug, Args)]
@@ -94,9 +93,11 @@ pub struct McpArgs {
 }
 
 impl McpArgs {
-    /// Serves `registry` (its tools as selected and renamed) until the client closes stdin or,
-    /// over HTTP, until SIGTERM or SIGINT (over stdio too); writes the statistics at the end.
-    pub fn run(&self, registry: &Registry) -> Result<Outcome, UsageError> {
+    /// Serves `connected`'s registry (its tools as selected and renamed) until the client
+    /// closes stdin or, over HTTP, until SIGTERM or SIGINT (over stdio too), following the
+    /// changes of its MCP servers' tools; writes the statistics at the end.
+    pub fn run(&self, connected: &Connected) -> Result<Outcome, UsageError> {
+        let registry = &connected.registry;
         log_to_stderr();
         let config = McpConfig::default()
             .with_max_request_bytes(self.max_request_bytes)
@@ -109,7 +110,8 @@ impl McpArgs {
             .with_body_read_timeout(self.body_timeout.0)
             .with_idle_timeout(self.idle_timeout.0)
             .with_shutdown_timeout(self.shutdown_timeout.0)
-            .with_max_queued_calls(self.max_queued_calls);
+            .with_max_queued_calls(self.max_queued_calls)
+            .with_changing_tools(!self.upstreams.is_empty());
         let registry = self.selection.apply(registry)?.into_owned();
         let stats = match &self.stats {
             Some(path) => Some(Arc::new(StatsFile::create(path)?)),
@@ -129,7 +131,13 @@ impl McpArgs {
         let runtime = runtime.enable_all().build().map_err(|error| {
             UsageError::Serve(format!("cannot start the async runtime: {error}"))
         })?;
-        let served = runtime.block_on(self.serve(&server, stats.clone()));
+        let served = runtime.block_on(async {
+            // Until serving ends: following the servers' tools never does.
+            tokio::select! {
+                served = self.serve(&server, stats.clone()) => served,
+                never = self.follow(&server, connected.follow(), stats.as_deref()) => match never {},
+            }
+        });
         // Tools still running (past their timeout, or dropped at shutdown) must not keep the
         // process alive.
         runtime.shutdown_background();
@@ -137,6 +145,51 @@ impl McpArgs {
         let written = stats.map_or(Ok(()), |stats| write_stats(&stats));
         served.and(written)?;
         Ok(Outcome::Success(String::new()))
+    }
+
+    /// Serves the tools composed anew at each change of an MCP server's tools, selected,
+    /// renamed and counted as the first ones were; a change that cannot be served (a `--tools`
+    /// pattern matching nothing now, a name taken twice) is a warning, and the tools stay.
+    async fn follow(
+        &self,
+        server: &McpServer,
+        changes: Option<Changes>,
+        stats: Option<&StatsFile>,
+    ) -> std::convert::Infallible {
+        if let Some(mut changes) = changes {
+            while let Some(change) = changes.next().await {
+                let served = change.and_then(|(registry, said)| {
+                    let registry = self
+                        .selection
+                        .apply(&registry)
+                        .map_err(|error| error.to_string())?
+                        .into_owned();
+                    let registry = match stats {
+                        Some(stats) => stats.count(registry),
+                        None => registry,
+                    };
+                    Ok((registry, said))
+                });
+                let replaced = match served {
+                    Ok((registry, said)) => {
+                        let count = registry.len();
+                        server
+                            .replace_tools(registry)
+                            .await
+                            .map(|()| format!("{said}: serving {count} tools"))
+                            .map_err(|error| serve_error(&error).to_string())
+                    }
+                    Err(error) => Err(error),
+                };
+                match replaced {
+                    Ok(said) => tracing::info!("{said}"),
+                    Err(error) => {
+                        tracing::warn!("the tools served stay as they were: {error}");
+                    }
+                }
+            }
+        }
+        std::future::pending().await
     }
 
     /// Serves until the client leaves or, over HTTP, until SIGTERM or SIGINT; over stdio,

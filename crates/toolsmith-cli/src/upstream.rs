@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use toolsmith::{Registry, Tool};
-use toolsmith_mcp::{HttpServer, McpClient, RemoteServer, StdioServer};
+use toolsmith_mcp::{HttpServer, McpClient, RemoteServer, RemoteTool, StdioServer};
 
 use crate::error::UsageError;
 
@@ -54,9 +54,142 @@ pub struct Connected {
     pub registry: Registry,
     /// A line for stderr for each liberty taken reading a server's tool schema.
     pub warnings: Vec<String>,
-    /// Held so the connections live: the runtime serving them, and the clients.
-    _clients: Vec<McpClient>,
-    _runtime: Option<tokio::runtime::Runtime>,
+    /// What a later change of a server's tools is composed from.
+    composition: Composition,
+    /// Each server's tools as listed.
+    listed: Vec<(String, Vec<Arc<RemoteTool>>)>,
+    /// Held so the connections live: the clients, and the runtime serving them.
+    clients: Vec<McpClient>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+/// How the registry is made: the linked tools, then each server's (by name, in order).
+#[derive(Clone)]
+struct Composition {
+    linked: Registry,
+    always_prefix: bool,
+}
+
+impl Composition {
+    /// The registry of the linked tools and `servers`' (each named, with its tools); and a
+    /// warning line for each liberty taken reading a tool's schema.
+    fn compose(
+        &self,
+        servers: &[(String, Vec<Arc<RemoteTool>>)],
+    ) -> Result<(Registry, Vec<String>), String> {
+        let mut registry = self.linked.clone();
+        let mut warnings = Vec::new();
+        for (server, tools) in servers {
+            let mut own = Registry::new();
+            for tool in tools {
+                for warning in tool.import_warnings() {
+                    warnings.push(format!(
+                        "toolsmith: warning: `{server}` tool `{}`: {warning}",
+                        tool.name()
+                    ));
+                }
+                let name = tool.name().to_owned();
+                own.add(Arc::clone(tool) as Arc<dyn Tool>)
+                    .map_err(|error| {
+                        format!("the MCP server `{server}` lists the tool `{name}` twice: {error}")
+                    })?;
+            }
+            // Under the server's name when asked, or when one of its names is taken already:
+            // then every tool of it, so that its tools keep one spelling.
+            let taken = own.names().any(|name| registry.entry(name).is_some());
+            if self.always_prefix || taken {
+                own = own
+                    .prefixed(&prefix(server))
+                    .map_err(|error| error.to_string())?;
+            }
+            let source = format!("the MCP server `{server}`");
+            let tools = own.iter().map(|entry| Arc::clone(entry.tool())).collect();
+            registry
+                .add_from(None, &source, tools)
+                .map_err(|error| error.to_string())?;
+        }
+        Ok((registry, warnings))
+    }
+}
+
+/// Each change of a server's tools, as the registry composed anew (see [`Connected::follow`]).
+pub struct Changes {
+    heard: tokio::sync::mpsc::Receiver<usize>,
+    composition: Composition,
+    clients: Vec<McpClient>,
+    /// Each server's tools as last listed.
+    listed: Vec<(String, Vec<Arc<RemoteTool>>)>,
+}
+
+impl Changes {
+    /// Waits for a server to say its tools changed (or to be connected again), lists its tools
+    /// again and composes the registry anew: the registry, with a line for each server whose
+    /// tools changed; `None` once every connection is gone.
+    ///
+    /// # Errors
+    /// When the server's tools cannot be listed, or no longer compose (a name now taken twice);
+    /// the caller keeps the tools it has.
+    pub async fn next(&mut self) -> Option<Result<(Registry, String), String>> {
+        let first = self.heard.recv().await?;
+        let mut changed = vec![first];
+        // Changes heard meanwhile are taken at once: each server is listed once.
+        while let Ok(index) = self.heard.try_recv() {
+            if !changed.contains(&index) {
+                changed.push(index);
+            }
+        }
+        let mut said = Vec::new();
+        for index in changed {
+            let client = &self.clients[index];
+            let tools = match client.tools().await {
+                Ok(tools) => tools,
+                Err(error) => return Some(Err(error.to_string())),
+            };
+            said.push(format!(
+                "the MCP server `{}` now lists {} tools",
+                client.name(),
+                tools.len()
+            ));
+            self.listed[index].1 = tools.into_iter().map(Arc::new).collect();
+        }
+        Some(
+            self.composition
+                .compose(&self.listed)
+                .map(|(registry, warnings)| {
+                    for warning in warnings {
+                        tracing::warn!("{}", warning.trim_start_matches("toolsmith: warning: "));
+                    }
+                    (registry, said.join("; "))
+                }),
+        )
+    }
+}
+
+impl Connected {
+    /// The changes of the servers' tools from now on, heard on the connections' own runtime;
+    /// `None` without servers. The tools listed now are the starting point.
+    pub fn follow(&self) -> Option<Changes> {
+        let runtime = self.runtime.as_ref()?;
+        let (tell, heard) = tokio::sync::mpsc::channel(self.clients.len().max(1));
+        for (index, client) in self.clients.iter().enumerate() {
+            let mut changes = client.list_changes();
+            let tell = tell.clone();
+            runtime.spawn(async move {
+                loop {
+                    changes.changed().await;
+                    if tell.send(index).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        Some(Changes {
+            heard,
+            composition: self.composition.clone(),
+            clients: self.clients.clone(),
+            listed: self.listed.clone(),
+        })
+    }
 }
 
 impl Upstreams {
@@ -104,70 +237,64 @@ impl Upstreams {
         Ok(servers)
     }
 
-    /// `linked` and the tools of every server asked for.
+    /// `linked` and the tools of every server asked for, the servers connected at once.
     pub fn connect(&self, linked: &Registry) -> Result<Connected, UsageError> {
+        let composition = Composition {
+            linked: linked.clone(),
+            always_prefix: self.always_prefix,
+        };
         if self.is_empty() {
             return Ok(Connected {
                 registry: linked.clone(),
                 warnings: Vec::new(),
-                _clients: Vec::new(),
-                _runtime: None,
+                composition,
+                listed: Vec::new(),
+                clients: Vec::new(),
+                runtime: None,
             });
         }
+        let servers = self.remote_servers()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("toolsmith-mcp-client")
             .enable_all()
             .build()
             .map_err(|error| UsageError::Upstream(format!("cannot start a runtime: {error}")))?;
-        let mut registry = linked.clone();
-        let mut warnings = Vec::new();
-        let mut clients = Vec::new();
-        for server in self.remote_servers()? {
-            let (client, tools) = runtime
-                .block_on(async {
-                    let client = McpClient::connect(&server).await?;
+        let connected = runtime.block_on(async {
+            let mut connecting = tokio::task::JoinSet::new();
+            for (index, server) in servers.into_iter().enumerate() {
+                connecting.spawn(async move {
+                    let client = McpClient::connect(server).await?;
                     let tools = client.tools().await?;
-                    Ok::<_, toolsmith_mcp::ClientError>((client, tools))
-                })
-                .map_err(|error| UsageError::Upstream(error.to_string()))?;
-            let mut own = Registry::new();
-            for tool in tools {
-                for warning in tool.import_warnings() {
-                    warnings.push(format!(
-                        "toolsmith: warning: `{}` tool `{}`: {warning}",
-                        server.name(),
-                        tool.name()
-                    ));
-                }
-                let name = tool.name().to_owned();
-                own.add(Arc::new(tool)).map_err(|error| {
-                    UsageError::Upstream(format!(
-                        "the MCP server `{}` lists the tool `{name}` twice: {error}",
-                        server.name()
-                    ))
-                })?;
+                    Ok::<_, toolsmith_mcp::ClientError>((index, client, tools))
+                });
             }
-            // Under the server's name when asked, or when one of its names is taken already:
-            // then every tool of it, so that its tools keep one spelling.
-            let taken = own.names().any(|name| registry.entry(name).is_some());
-            if self.always_prefix || taken {
-                own = own
-                    .prefixed(&prefix(server.name()))
-                    .map_err(|error| UsageError::Upstream(error.to_string()))?;
+            let mut connected = Vec::with_capacity(connecting.len());
+            while let Some(joined) = connecting.join_next().await {
+                let joined = joined.map_err(|error| error.to_string())?;
+                connected.push(joined.map_err(|error| error.to_string())?);
             }
-            let source = format!("the MCP server `{}`", server.name());
-            let tools = own.iter().map(|entry| Arc::clone(entry.tool())).collect();
-            registry
-                .add_from(None, &source, tools)
-                .map_err(|error| UsageError::Upstream(error.to_string()))?;
+            connected.sort_by_key(|(index, ..)| *index);
+            Ok::<_, String>(connected)
+        });
+        let connected = connected.map_err(UsageError::Upstream)?;
+        let mut clients = Vec::with_capacity(connected.len());
+        let mut listed = Vec::with_capacity(connected.len());
+        for (_, client, tools) in connected {
+            listed.push((
+                client.name().to_owned(),
+                tools.into_iter().map(Arc::new).collect(),
+            ));
             clients.push(client);
         }
+        let (registry, warnings) = composition.compose(&listed).map_err(UsageError::Upstream)?;
         Ok(Connected {
             registry,
             warnings,
-            _clients: clients,
-            _runtime: Some(runtime),
+            composition,
+            listed,
+            clients,
+            runtime: Some(runtime),
         })
     }
 }
@@ -176,8 +303,9 @@ impl Drop for Connected {
     fn drop(&mut self) {
         // The clients first, while their runtime still runs; then the runtime, without waiting
         // for servers that take their time to leave (they are killed).
-        self._clients.clear();
-        if let Some(runtime) = self._runtime.take() {
+        self.clients.clear();
+        self.registry = Registry::new();
+        if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
     }

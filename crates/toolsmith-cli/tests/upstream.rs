@@ -413,3 +413,106 @@ fn a_config_file_names_servers_as_claude_desktop_writes_them() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A gateway follows its server's tools: when the server says they changed, the gateway lists
+/// them again, serves the new ones (coerced in front of the server as ever) and tells its own
+/// client.
+#[test]
+fn the_gateway_follows_a_change_of_its_servers_tools() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let Some(python) = toolsmith_testkit::require("python") else {
+        return;
+    };
+    let script = toolsmith_testkit::workspace_root()
+        .join("crates/toolsmith-cli/tests/fixtures/changing_server.py");
+    let server = format!("'{}' '{}'", python.display(), script.display());
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(["mcp", "--mcp", &server, "--mcp-prefix"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = gateway.stdin.take().unwrap();
+    let (lines, heard) = std::sync::mpsc::channel::<Value>();
+    let stdout = gateway.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_str(&line) else {
+                break;
+            };
+            if lines.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
+    // The next message with `id`, or the next notification `method`, within a bound.
+    let wait_for = |what: &dyn Fn(&Value) -> bool| -> Value {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let message = heard
+                .recv_timeout(left)
+                .expect("the gateway answered in time");
+            if what(&message) {
+                return message;
+            }
+        }
+    };
+    // The server's tools, under its name (beside the linked ones).
+    let upstream = |listed: &Value| -> Vec<String> {
+        let mut names: Vec<String> = listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .filter(|name| name.starts_with("python_"))
+            .collect();
+        names.sort();
+        names
+    };
+
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    let init = wait_for(&|m| m["id"] == 1);
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"], true,
+        "{init}"
+    );
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    assert_eq!(upstream(&wait_for(&|m| m["id"] == 2)), ["python_grow"]);
+
+    send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"python_grow","arguments":{}}}"#,
+    );
+    let grown = wait_for(&|m| m["id"] == 3);
+    assert_eq!(grown["result"]["content"][0]["text"], "grown", "{grown}");
+    wait_for(&|m| m["method"] == "notifications/tools/list_changed");
+
+    send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    assert_eq!(
+        upstream(&wait_for(&|m| m["id"] == 4)),
+        ["python_double", "python_grow"]
+    );
+    // The new tool is coerced at the gateway as any other.
+    send(
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"python_double","arguments":{"n":"21"}}}"#,
+    );
+    let doubled = wait_for(&|m| m["id"] == 5);
+    assert_eq!(doubled["result"]["isError"], false, "{doubled}");
+    assert_eq!(doubled["result"]["content"][0]["text"], "42", "{doubled}");
+    assert_eq!(
+        doubled["result"]["_meta"]["toolsmith/repairs"][0]["path"],
+        "/n"
+    );
+
+    drop(stdin);
+    let status = gateway.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}

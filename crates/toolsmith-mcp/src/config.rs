@@ -35,6 +35,7 @@ pub struct McpConfig {
     name: String,
     version: String,
     instructions: Option<String>,
+    tools_change: bool,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     max_connections: usize,
@@ -119,6 +120,17 @@ impl McpConfig {
     /// Instructions for the client's model, sent in `initialize`. Default none.
     pub fn with_instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Whether the server's tools may change while it serves ([`McpServer::replace_tools`]):
+    /// then `initialize` declares `tools.listChanged`, so that clients listen for
+    /// `notifications/tools/list_changed`. Default `false`: the tools given are the tools
+    /// served.
+    ///
+    /// [`McpServer::replace_tools`]: crate::McpServer::replace_tools
+    pub fn with_changing_tools(mut self, changing: bool) -> Self {
+        self.tools_change = changing;
         self
     }
 
@@ -240,6 +252,10 @@ impl McpConfig {
         self.instructions.as_deref()
     }
 
+    pub(crate) fn tools_change(&self) -> bool {
+        self.tools_change
+    }
+
     /// The `Host` names accepted besides the loopback names.
     pub fn allowed_hosts(&self) -> &[String] {
         &self.allowed_hosts
@@ -324,6 +340,7 @@ impl Default for McpConfig {
             name: "toolsmith".to_owned(),
             version: env!("CARGO_PKG_VERSION").to_owned(),
             instructions: None,
+            tools_change: false,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,

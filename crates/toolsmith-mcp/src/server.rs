@@ -302,6 +302,8 @@ impl McpServer {
     /// Serves `registry`'s tools from now on, in place of the ones served so far, and tells
     /// every client connected over stdio (`notifications/tools/list_changed`). A call running
     /// ends with the tools it started with. This server's clones serve the new tools too.
+    /// (Say so in the configuration, [`McpConfig::with_changing_tools`], so that clients
+    /// know to listen.)
     ///
     /// # Errors
     /// [`ServeError::Declare`] when a tool's name or schema cannot be declared to MCP clients;
@@ -607,9 +609,14 @@ impl ServerHandler for McpServer {
         let config = &self.shared.config;
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
-            .enable_tool_list_changed()
             .enable_logging()
             .build();
+        let mut capabilities = capabilities;
+        if config.tools_change()
+            && let Some(tools) = capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
         let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             config.server_name(),
             config.server_version(),

@@ -74,9 +74,11 @@ fn main() -> ExitCode {
             let mut registry = toolsmith::Registry::new();
             registry.add(Arc::new(common::Add)).unwrap();
             registry.add(Arc::new(Grow)).unwrap();
-            let server =
-                toolsmith_mcp::McpServer::new(registry, toolsmith_mcp::McpConfig::default())
-                    .unwrap();
+            let server = toolsmith_mcp::McpServer::new(
+                registry,
+                toolsmith_mcp::McpConfig::default().with_changing_tools(true),
+            )
+            .unwrap();
             let _ = SERVED.set(server.clone());
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
