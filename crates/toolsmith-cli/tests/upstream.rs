@@ -516,3 +516,113 @@ fn the_gateway_follows_a_change_of_its_servers_tools() {
     let status = gateway.wait().unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+/// Through a gateway, progress comes back from the server to the client that asked for it,
+/// and a call the client cancels is never answered while the gateway serves on.
+#[test]
+fn progress_and_cancellation_pass_through_the_gateway() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+
+    let Some(server) = everything() else {
+        return;
+    };
+    let mut gateway = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+        .args(["mcp", "--mcp", &server])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = gateway.stdin.take().unwrap();
+    let (lines, heard) = std::sync::mpsc::channel::<Value>();
+    let stdout = gateway.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let Ok(message) = serde_json::from_str(&line) else {
+                break;
+            };
+            if lines.send(message).is_err() {
+                break;
+            }
+        }
+    });
+    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
+    // Every message until one `until` takes, within a bound.
+    let read_until = |until: &dyn Fn(&Value) -> bool| -> Vec<Value> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut read = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let message = heard
+                .recv_timeout(left)
+                .expect("the gateway answered in time");
+            let done = until(&message);
+            read.push(message);
+            if done {
+                return read;
+            }
+        }
+    };
+
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    read_until(&|m| m["id"] == 1);
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+
+    // Four steps, each reported, the numbers sent as a model might.
+    send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":"0.4","steps":"4"},"_meta":{"progressToken":"p-2"}}}"#,
+    );
+    let read = read_until(&|m| m["id"] == 2);
+    let answer = read.last().unwrap();
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let progress: Vec<&Value> = read
+        .iter()
+        .filter(|m| m["method"] == "notifications/progress")
+        .collect();
+    assert_eq!(progress.len(), 4, "{read:?}");
+    assert!(
+        progress
+            .iter()
+            .all(|m| m["params"]["progressToken"] == "p-2"
+                && m["params"]["total"].as_f64() == Some(4.0)),
+        "{progress:?}"
+    );
+    assert_eq!(progress[3]["params"]["progress"].as_f64(), Some(4.0));
+
+    // A long call, cancelled after its first report: its answer never comes, and the next
+    // call is answered at once.
+    send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":30,"steps":60},"_meta":{"progressToken":"p-3"}}}"#,
+    );
+    read_until(&|m| m["method"] == "notifications/progress");
+    send(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"the user moved on"}}"#,
+    );
+    let started = std::time::Instant::now();
+    send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"message":"still here"}}}"#,
+    );
+    let read = read_until(&|m| m["id"] == 4);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert!(read.iter().all(|m| m["id"] != 3), "{read:?}");
+    let echoed = read.last().unwrap();
+    assert!(
+        echoed["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("still here"),
+        "{echoed}"
+    );
+    // After a while, still no answer to the cancelled call.
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    while let Ok(message) = heard.try_recv() {
+        assert_ne!(message["id"], 3, "{message}");
+    }
+    drop(stdin);
+    let status = gateway.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+}
