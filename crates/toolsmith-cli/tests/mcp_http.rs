@@ -815,3 +815,52 @@ fn the_readme_curl_session_runs_as_written() {
     assert_eq!(exit.code(), Some(0));
     assert_eq!(served.rest_of_stderr(), stop.shown);
 }
+
+/// A gateway over HTTP in front of a server over HTTP, both the real binary: each request to
+/// the gateway stands alone (stateless), coerced and checked there, and answered by the server
+/// behind it.
+#[test]
+fn a_gateway_over_http_serves_an_http_servers_tools() {
+    let upstream = Served::binary(&["--tools", "text_wc"]);
+    let url = format!("http://{}/mcp", upstream.addr);
+    let prefix = format!("127001{}", upstream.addr.port());
+    let gateway = Served::binary(&[
+        "--mcp-url",
+        &url,
+        "--mcp-prefix",
+        "--tools",
+        &format!("{prefix}_*"),
+    ]);
+    let (status, body) = post(
+        gateway.addr,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+    );
+    assert_eq!(status, 200, "{body}");
+    let listed: Value = serde_json::from_str(&body).unwrap();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let wc = format!("{prefix}_text_wc");
+    assert_eq!(names, [wc.as_str()]);
+
+    let call = |arguments: Value| {
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                          "params": {"name": wc, "arguments": arguments}});
+        let (status, body) = post(gateway.addr, &body.to_string());
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str::<Value>(&body).unwrap()
+    };
+    let answer = call(json!({"text": "a b\n"}));
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "Lines: 1, Words: 2, Characters: 4",
+        "{answer}"
+    );
+    // Refused at the gateway, in the words a model reads.
+    let answer = call(json!({}));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let message = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(message.contains("`text`"), "{message}");
+}
