@@ -264,10 +264,7 @@ where
         Command::Coerce(args) => args.run(stdin),
         Command::Mcp(args) => load_registry()
             .and_then(|registry| args.upstreams.connect(registry))
-            .and_then(|connected| {
-                let served = args.run(&connected)?;
-                Ok(served.after_warnings(connected.warnings.clone()))
-            }),
+            .and_then(|connected| args.run(&connected)),
         Command::Agent(args) => load_registry()
             .and_then(|registry| args.upstreams.connect(registry))
             .and_then(|connected| {

@@ -99,6 +99,10 @@ impl McpArgs {
     pub fn run(&self, connected: &Connected) -> Result<Outcome, UsageError> {
         let registry = &connected.registry;
         log_to_stderr();
+        // Said before serving, not after: a gateway may serve for days.
+        for warning in &connected.warnings {
+            tracing::warn!("{}", warning.trim_start_matches("toolsmith: warning: "));
+        }
         let config = McpConfig::default()
             .with_max_request_bytes(self.max_request_bytes)
             .with_max_concurrent_calls(self.max_concurrent_calls)
