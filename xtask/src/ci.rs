@@ -24,7 +24,8 @@ enum Check {
     E2e,
     /// `cargo xtask soak`, short and on debug builds.
     Soak,
-    /// `cargo xtask conformance`: the MCP conformance suite against the example server.
+    /// `cargo xtask conformance`: the MCP conformance suite against the example server and the
+    /// example client.
     Conformance,
 }
 

@@ -11,9 +11,10 @@
 //! - `e2e`: the agent against a real local model (built once into `target/peers/llm`);
 //! - `soak [--ci] [--seconds N] [--clients N]`: the MCP HTTP server under load and faults, alone and
 //!   behind HAProxy (the `soak` program in `xtask/soak`);
-//! - `conformance [--expected-failures FILE] [--server-command PROGRAM [ARG...]]`: the MCP
-//!   conformance suite against toolsmith's conformance server, judged by a list of the scenarios
-//!   expected to fail.
+//! - `conformance [--only server|client] [--expected-failures FILE] [--expected-client-failures
+//!   FILE] [--server-command PROGRAM [ARG...]]`: the MCP conformance suite against toolsmith's
+//!   conformance server and its MCP client, each side judged by a list of the scenarios expected
+//!   to fail.
 //!
 //! xtask is a developer tool and must never be needed at run time: no crate of the workspace
 //! depends on it, and nothing toolsmith ships calls it. It starts other programs only with an
@@ -57,11 +58,14 @@ tasks:
                               (60), then two instances behind HAProxy with one killed and
                               restarted; prints throughput, latency, failures, RSS, a verdict
                               (--ci: CI's run, 15 s and 100 clients on debug builds)
-  conformance [--expected-failures FILE] [--server-command PROGRAM [ARG...]]
+  conformance [--only server|client] [--expected-failures FILE]
+              [--expected-client-failures FILE] [--server-command PROGRAM [ARG...]]
                               the MCP conformance suite's server scenarios against the
                               example conformance_server of toolsmith-mcp (or the server
                               PROGRAM starts; `{port}` in its arguments becomes a free port
-                              of 127.0.0.1), judged by xtask/conformance/expected-failures.txt
+                              of 127.0.0.1), judged by xtask/conformance/expected-failures.txt,
+                              and its client scenarios against the example conformance_client,
+                              judged by xtask/conformance/expected-client-failures.txt
   help                        print this message";
 
 /// Why a task did not succeed.

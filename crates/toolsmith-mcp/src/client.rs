@@ -21,8 +21,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ClientRequest, ContentBlock, Implementation,
-    InitializeRequestParams, JsonRpcMessage, ProgressToken, ResourceContents, ServerNotification,
-    ServerResult,
+    InitializeRequestParams, JsonRpcMessage, ProgressToken, ProtocolVersion, ResourceContents,
+    ServerNotification, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -323,10 +323,13 @@ struct Notifications;
 
 impl ClientHandler for Notifications {
     fn get_info(&self) -> InitializeRequestParams {
+        // The newest revision that has an `initialize` handshake (rmcp's default, `LATEST`,
+        // is one that has none, which servers of the revisions before refuse to offer).
         InitializeRequestParams::new(
             ClientCapabilities::default(),
             Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
         )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 }
 
