@@ -127,14 +127,25 @@ impl McpArgs {
         };
         let server = McpServer::new(registry, config).map_err(|e| serve_error(&e))?;
         // As `toolsmith_mcp::serve_stdio` and `serve_http` do: one client's messages on one
-        // thread; HTTP's many clients on as many threads as there are cores.
-        let mut runtime = match self.http {
-            Some(_) => tokio::runtime::Builder::new_multi_thread(),
-            None => tokio::runtime::Builder::new_current_thread(),
+        // thread; HTTP's many clients on as many threads as there are cores. A gateway over
+        // stdio serves on its servers' connections' runtime (one worker thread): a call then
+        // reads its client, writes to its server, reads the answer and writes it back on one
+        // thread, where a runtime of its own would wake the other's thread twice a call (each
+        // wake-up of a sleeping thread costs more than a trivial call).
+        let mut own = None;
+        let runtime = match connected.runtime().filter(|_| self.http.is_none()) {
+            Some(shared) => shared,
+            None => {
+                let mut runtime = match self.http {
+                    Some(_) => tokio::runtime::Builder::new_multi_thread(),
+                    None => tokio::runtime::Builder::new_current_thread(),
+                };
+                let runtime = runtime.enable_all().build().map_err(|error| {
+                    UsageError::Serve(format!("cannot start the async runtime: {error}"))
+                })?;
+                &*own.insert(runtime)
+            }
         };
-        let runtime = runtime.enable_all().build().map_err(|error| {
-            UsageError::Serve(format!("cannot start the async runtime: {error}"))
-        })?;
         let served = runtime.block_on(async {
             // Until serving ends: following the servers' tools never does.
             tokio::select! {
@@ -143,8 +154,10 @@ impl McpArgs {
             }
         });
         // Tools still running (past their timeout, or dropped at shutdown) must not keep the
-        // process alive.
-        runtime.shutdown_background();
+        // process alive (the connections' runtime is shut down so when they are dropped).
+        if let Some(runtime) = own {
+            runtime.shutdown_background();
+        }
         // Written whatever ended the server: what was counted is kept.
         let written = stats.map_or(Ok(()), |stats| write_stats(&stats));
         served.and(written)?;

@@ -166,6 +166,12 @@ impl Changes {
 }
 
 impl Connected {
+    /// The runtime the servers' connections live on (its one worker thread reads and writes
+    /// them); `None` without servers.
+    pub fn runtime(&self) -> Option<&tokio::runtime::Runtime> {
+        self.runtime.as_ref()
+    }
+
     /// The changes of the servers' tools from now on, heard on the connections' own runtime;
     /// `None` without servers. The tools listed now are the starting point.
     pub fn follow(&self) -> Option<Changes> {
