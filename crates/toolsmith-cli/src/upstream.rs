@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use toolsmith::{Registry, Tool};
-use toolsmith_mcp::{HttpServer, McpClient, RemoteServer, RemoteTool, StdioServer};
+use toolsmith_mcp::{HttpServer, ListChanges, McpClient, RemoteServer, RemoteTool, StdioServer};
 
 use crate::error::UsageError;
 
@@ -58,6 +58,8 @@ pub struct Connected {
     composition: Composition,
     /// Each server's tools as listed.
     listed: Vec<(String, Vec<Arc<RemoteTool>>)>,
+    /// Each server's changes, heard from before its tools were listed.
+    changes: Vec<ListChanges>,
     /// Held so the connections live: the clients, and the runtime serving them.
     clients: Vec<McpClient>,
     runtime: Option<tokio::runtime::Runtime>,
@@ -139,6 +141,10 @@ impl Changes {
             }
         }
         let mut said = Vec::new();
+        let changed_names: Vec<String> = changed
+            .iter()
+            .map(|&index| self.clients[index].name().to_owned())
+            .collect();
         for index in changed {
             let client = &self.clients[index];
             let tools = match client.tools().await {
@@ -156,8 +162,15 @@ impl Changes {
             self.composition
                 .compose(&self.listed)
                 .map(|(registry, warnings)| {
+                    // The warnings of the servers listed anew; the others' were said before.
                     for warning in warnings {
-                        tracing::warn!("{}", warning.trim_start_matches("toolsmith: warning: "));
+                        let warning = warning.trim_start_matches("toolsmith: warning: ");
+                        if changed_names
+                            .iter()
+                            .any(|name| warning.starts_with(&format!("`{name}` ")))
+                        {
+                            tracing::warn!("{warning}");
+                        }
                     }
                     (registry, said.join("; "))
                 }),
@@ -177,8 +190,8 @@ impl Connected {
     pub fn follow(&self) -> Option<Changes> {
         let runtime = self.runtime.as_ref()?;
         let (tell, heard) = tokio::sync::mpsc::channel(self.clients.len().max(1));
-        for (index, client) in self.clients.iter().enumerate() {
-            let mut changes = client.list_changes();
+        for (index, changes) in self.changes.iter().enumerate() {
+            let mut changes = changes.clone();
             let tell = tell.clone();
             runtime.spawn(async move {
                 loop {
@@ -255,6 +268,7 @@ impl Upstreams {
                 warnings: Vec::new(),
                 composition,
                 listed: Vec::new(),
+                changes: Vec::new(),
                 clients: Vec::new(),
                 runtime: None,
             });
@@ -271,8 +285,10 @@ impl Upstreams {
             for (index, server) in servers.into_iter().enumerate() {
                 connecting.spawn(async move {
                     let client = McpClient::connect(server).await?;
+                    // Before the listing: a change while it runs is heard.
+                    let changes = client.list_changes();
                     let tools = client.tools().await?;
-                    Ok::<_, toolsmith_mcp::ClientError>((index, client, tools))
+                    Ok::<_, toolsmith_mcp::ClientError>((index, client, changes, tools))
                 });
             }
             let mut connected = Vec::with_capacity(connecting.len());
@@ -286,7 +302,9 @@ impl Upstreams {
         let connected = connected.map_err(UsageError::Upstream)?;
         let mut clients = Vec::with_capacity(connected.len());
         let mut listed = Vec::with_capacity(connected.len());
-        for (_, client, tools) in connected {
+        let mut changes = Vec::with_capacity(connected.len());
+        for (_, client, heard, tools) in connected {
+            changes.push(heard);
             listed.push((
                 client.name().to_owned(),
                 tools.into_iter().map(Arc::new).collect(),
@@ -299,6 +317,7 @@ impl Upstreams {
             warnings,
             composition,
             listed,
+            changes,
             clients,
             runtime: Some(runtime),
         })
