@@ -57,7 +57,7 @@ impl McpServer {
         W: AsyncWrite + Send + Unpin + 'static,
     {
         let transport = self.line_transport(read, write);
-        let running = match self.for_connection().serve(transport).await {
+        let running = match self.for_lasting_connection().serve(transport).await {
             Ok(running) => running,
             // A client may leave before its first request (after `server/discover`, say).
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),

@@ -79,6 +79,9 @@ pub struct McpServer {
     session: Arc<Session>,
     /// What the embedding program puts into each call's context.
     request_data: Option<Arc<RequestDataFn>>,
+    /// Whether this connection is told when the tools change: a lasting one (stdio, a byte
+    /// stream), not a stateless HTTP request's.
+    lasting: bool,
 }
 
 struct Shared {
@@ -87,8 +90,8 @@ struct Shared {
     tools: RwLock<Arc<Tools>>,
     /// The threads of the blocking tools, shared by every set of tools served.
     pool: Arc<ToolPool>,
-    /// The connections to tell when the tools change (a client over stdio; over stateless
-    /// HTTP, a connection lasts one request, and is pruned once closed).
+    /// The connections to tell when the tools change: the lasting ones (stdio, a byte
+    /// stream), each pruned once closed; a stateless HTTP request is none.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     config: McpConfig,
     /// The places for calls: one per call running or waiting to run. A call holds its place
@@ -246,6 +249,7 @@ impl McpServer {
             }),
             session: Arc::default(),
             request_data: None,
+            lasting: false,
         })
     }
 
@@ -341,6 +345,15 @@ impl McpServer {
         Arc::clone(&self.shared.places)
     }
 
+    /// This server for a lasting connection (stdio, a byte stream), which is told when the
+    /// tools change.
+    pub(crate) fn for_lasting_connection(&self) -> McpServer {
+        McpServer {
+            lasting: true,
+            ..self.for_connection()
+        }
+    }
+
     /// This server for a new client connection: the same tools and limits, and a session of
     /// its own (the log level its client sets).
     pub(crate) fn for_connection(&self) -> McpServer {
@@ -348,6 +361,7 @@ impl McpServer {
             shared: Arc::clone(&self.shared),
             session: Arc::default(),
             request_data: self.request_data.clone(),
+            lasting: false,
         }
     }
 
@@ -636,6 +650,9 @@ impl ServerHandler for McpServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if !self.lasting {
+            return;
+        }
         let mut peers = self
             .shared
             .peers
