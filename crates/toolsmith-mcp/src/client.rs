@@ -652,27 +652,15 @@ async fn open_stdio(
         reason,
         stderr: tail(&stderr),
     };
-    let handshake = tokio::time::timeout(
-        options.handshake_timeout,
-        rmcp::serve_client(Notifications, transport),
-    )
-    .await;
-    let service = match handshake {
-        Ok(Ok(service)) => service,
-        Ok(Err(error)) => {
+    let service = match handshake(transport, options).await {
+        Ok(service) => service,
+        Err(Handshake::Failed(reason)) => {
             // A server that gave up has usually said why: its stderr is read to its end
             // (briefly: one that lives on holds it open) so that the error can say it.
             let _ = tokio::time::timeout(LAST_WORDS, stderr_read).await;
-            return Err(failed(format!(
-                "did not complete the MCP handshake: {error}"
-            )));
+            return Err(failed(reason));
         }
-        Err(_) => {
-            return Err(failed(format!(
-                "did not complete the MCP handshake within {}",
-                seconds(options.handshake_timeout)
-            )));
-        }
+        Err(Handshake::TimedOut(reason)) => return Err(failed(reason)),
     };
     Ok(Session {
         peer: service.peer().clone(),
@@ -720,36 +708,14 @@ async fn open_http(
         progress: Arc::clone(&progress),
         changes: Arc::clone(changes),
     };
-    let handshake = tokio::time::timeout(
-        options.handshake_timeout,
-        rmcp::serve_client(Notifications, transport),
-    )
-    .await;
-    let service = match handshake {
-        Ok(Ok(service)) => service,
-        Ok(Err(error)) => {
-            return Err(ClientError::Protocol {
-                server: server.name.clone(),
-                reason: format!(
-                    "at {} did not complete the MCP handshake: {}",
-                    server.url,
-                    handshake_failure(&error)
-                ),
-                stderr: String::new(),
-            });
+    let service = handshake(transport, options).await.map_err(|failure| {
+        let (Handshake::Failed(reason) | Handshake::TimedOut(reason)) = failure;
+        ClientError::Protocol {
+            server: server.name.clone(),
+            reason: format!("at {} {reason}", server.url),
+            stderr: String::new(),
         }
-        Err(_) => {
-            return Err(ClientError::Protocol {
-                server: server.name.clone(),
-                reason: format!(
-                    "at {} did not complete the MCP handshake within {}",
-                    server.url,
-                    seconds(options.handshake_timeout)
-                ),
-                stderr: String::new(),
-            });
-        }
-    };
+    })?;
     Ok(Session {
         peer: service.peer().clone(),
         service,
@@ -758,6 +724,41 @@ async fn open_http(
         stderr_read: Mutex::new(None),
         _child: None,
     })
+}
+
+/// Why a handshake did not complete, in words (`did not complete the MCP handshake: ...`).
+enum Handshake {
+    /// The server refused, went away, or the transport failed.
+    Failed(String),
+    /// The server said nothing in time.
+    TimedOut(String),
+}
+
+/// The MCP handshake over `transport`, within the options' time.
+async fn handshake<T, E, A>(
+    transport: T,
+    options: &ClientOptions,
+) -> Result<RunningService<RoleClient, Notifications>, Handshake>
+where
+    T: IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    match tokio::time::timeout(
+        options.handshake_timeout,
+        rmcp::serve_client(Notifications, transport),
+    )
+    .await
+    {
+        Ok(Ok(service)) => Ok(service),
+        Ok(Err(error)) => Err(Handshake::Failed(format!(
+            "did not complete the MCP handshake: {}",
+            handshake_failure(&error)
+        ))),
+        Err(_) => Err(Handshake::TimedOut(format!(
+            "did not complete the MCP handshake within {}",
+            seconds(options.handshake_timeout)
+        ))),
+    }
 }
 
 /// Why a handshake failed, in words: a transport's failure as its error and the errors that
