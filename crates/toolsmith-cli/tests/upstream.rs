@@ -414,55 +414,105 @@ fn a_config_file_names_servers_as_claude_desktop_writes_them() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// `toolsmith mcp ARGS` over stdio, its messages read on a thread of their own.
+struct StdioGateway {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    heard: std::sync::mpsc::Receiver<Value>,
+}
+
+impl StdioGateway {
+    fn start(args: &[&str]) -> StdioGateway {
+        use std::io::{BufRead, BufReader};
+        use std::process::Stdio;
+
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .arg("mcp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (lines, heard) = std::sync::mpsc::channel::<Value>();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let Ok(message) = serde_json::from_str(&line) else {
+                    break;
+                };
+                if lines.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        StdioGateway {
+            child,
+            stdin,
+            heard,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        use std::io::Write;
+        writeln!(self.stdin.as_mut().unwrap(), "{line}").unwrap();
+    }
+
+    /// Every message until one `until` takes (that one last), within a bound.
+    fn read_until(&self, until: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let mut read = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let message = self
+                .heard
+                .recv_timeout(left)
+                .expect("the gateway answered in time");
+            let done = until(&message);
+            read.push(message);
+            if done {
+                return read;
+            }
+        }
+    }
+
+    /// The next message `what` takes.
+    fn wait_for(&self, what: impl Fn(&Value) -> bool) -> Value {
+        self.read_until(what).pop().unwrap()
+    }
+
+    /// The handshake, as a client makes it.
+    fn initialize(&mut self) -> Value {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        );
+        let init = self.wait_for(|m| m["id"] == 1);
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        init
+    }
+
+    /// Closes its stdin and waits for it to exit, which it must do cleanly.
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "{status:?}");
+    }
+}
+
 /// A gateway follows its server's tools: when the server says they changed, the gateway lists
 /// them again, serves the new ones (coerced in front of the server as ever) and tells its own
 /// client.
 #[test]
 fn the_gateway_follows_a_change_of_its_servers_tools() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-
     let Some(python) = toolsmith_testkit::require("python") else {
         return;
     };
     let script = toolsmith_testkit::workspace_root()
         .join("crates/toolsmith-cli/tests/fixtures/changing_server.py");
     let server = format!("'{}' '{}'", python.display(), script.display());
-    let mut gateway = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-        .args(["mcp", "--mcp", &server, "--mcp-prefix"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = gateway.stdin.take().unwrap();
-    let (lines, heard) = std::sync::mpsc::channel::<Value>();
-    let stdout = gateway.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let Ok(message) = serde_json::from_str(&line) else {
-                break;
-            };
-            if lines.send(message).is_err() {
-                break;
-            }
-        }
-    });
-    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
-    // The next message with `id`, or the next notification `method`, within a bound.
-    let wait_for = |what: &dyn Fn(&Value) -> bool| -> Value {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let message = heard
-                .recv_timeout(left)
-                .expect("the gateway answered in time");
-            if what(&message) {
-                return message;
-            }
-        }
-    };
+    let mut gateway = StdioGateway::start(&["--mcp", &server, "--mcp-prefix"]);
     // The server's tools, under its name (beside the linked ones).
     let upstream = |listed: &Value| -> Vec<String> {
         let mut names: Vec<String> = listed["result"]["tools"]
@@ -476,107 +526,58 @@ fn the_gateway_follows_a_change_of_its_servers_tools() {
         names
     };
 
-    send(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-    );
-    let init = wait_for(&|m| m["id"] == 1);
+    let init = gateway.initialize();
     assert_eq!(
         init["result"]["capabilities"]["tools"]["listChanged"], true,
         "{init}"
     );
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
-    assert_eq!(upstream(&wait_for(&|m| m["id"] == 2)), ["python_grow"]);
+    gateway.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#);
+    assert_eq!(
+        upstream(&gateway.wait_for(|m| m["id"] == 2)),
+        ["python_grow"]
+    );
 
-    send(
+    gateway.send(
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"python_grow","arguments":{}}}"#,
     );
-    let grown = wait_for(&|m| m["id"] == 3);
+    let grown = gateway.wait_for(|m| m["id"] == 3);
     assert_eq!(grown["result"]["content"][0]["text"], "grown", "{grown}");
-    wait_for(&|m| m["method"] == "notifications/tools/list_changed");
+    gateway.wait_for(|m| m["method"] == "notifications/tools/list_changed");
 
-    send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    gateway.send(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
     assert_eq!(
-        upstream(&wait_for(&|m| m["id"] == 4)),
+        upstream(&gateway.wait_for(|m| m["id"] == 4)),
         ["python_double", "python_grow"]
     );
     // The new tool is coerced at the gateway as any other.
-    send(
+    gateway.send(
         r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"python_double","arguments":{"n":"21"}}}"#,
     );
-    let doubled = wait_for(&|m| m["id"] == 5);
+    let doubled = gateway.wait_for(|m| m["id"] == 5);
     assert_eq!(doubled["result"]["isError"], false, "{doubled}");
     assert_eq!(doubled["result"]["content"][0]["text"], "42", "{doubled}");
     assert_eq!(
         doubled["result"]["_meta"]["toolsmith/repairs"][0]["path"],
         "/n"
     );
-
-    drop(stdin);
-    let status = gateway.wait().unwrap();
-    assert!(status.success(), "{status:?}");
+    gateway.finish();
 }
 
 /// Through a gateway, progress comes back from the server to the client that asked for it,
 /// and a call the client cancels is never answered while the gateway serves on.
 #[test]
 fn progress_and_cancellation_pass_through_the_gateway() {
-    use std::io::{BufRead, BufReader, Write};
-    use std::process::Stdio;
-
     let Some(server) = everything() else {
         return;
     };
-    let mut gateway = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-        .args(["mcp", "--mcp", &server])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = gateway.stdin.take().unwrap();
-    let (lines, heard) = std::sync::mpsc::channel::<Value>();
-    let stdout = gateway.stdout.take().unwrap();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { break };
-            let Ok(message) = serde_json::from_str(&line) else {
-                break;
-            };
-            if lines.send(message).is_err() {
-                break;
-            }
-        }
-    });
-    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
-    // Every message until one `until` takes, within a bound.
-    let read_until = |until: &dyn Fn(&Value) -> bool| -> Vec<Value> {
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        let mut read = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(std::time::Instant::now());
-            let message = heard
-                .recv_timeout(left)
-                .expect("the gateway answered in time");
-            let done = until(&message);
-            read.push(message);
-            if done {
-                return read;
-            }
-        }
-    };
-
-    send(
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-    );
-    read_until(&|m| m["id"] == 1);
-    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    let mut gateway = StdioGateway::start(&["--mcp", &server]);
+    gateway.initialize();
 
     // Four steps, each reported, the numbers sent as a model might.
-    send(
+    gateway.send(
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":"0.4","steps":"4"},"_meta":{"progressToken":"p-2"}}}"#,
     );
-    let read = read_until(&|m| m["id"] == 2);
+    let read = gateway.read_until(|m| m["id"] == 2);
     let answer = read.last().unwrap();
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     let progress: Vec<&Value> = read
@@ -595,18 +596,18 @@ fn progress_and_cancellation_pass_through_the_gateway() {
 
     // A long call, cancelled after its first report: its answer never comes, and the next
     // call is answered at once.
-    send(
+    gateway.send(
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":30,"steps":60},"_meta":{"progressToken":"p-3"}}}"#,
     );
-    read_until(&|m| m["method"] == "notifications/progress");
-    send(
+    gateway.wait_for(|m| m["method"] == "notifications/progress");
+    gateway.send(
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"the user moved on"}}"#,
     );
     let started = std::time::Instant::now();
-    send(
+    gateway.send(
         r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"message":"still here"}}}"#,
     );
-    let read = read_until(&|m| m["id"] == 4);
+    let read = gateway.read_until(|m| m["id"] == 4);
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
     assert!(read.iter().all(|m| m["id"] != 3), "{read:?}");
     let echoed = read.last().unwrap();
@@ -619,10 +620,8 @@ fn progress_and_cancellation_pass_through_the_gateway() {
     );
     // After a while, still no answer to the cancelled call.
     std::thread::sleep(std::time::Duration::from_millis(700));
-    while let Ok(message) = heard.try_recv() {
+    while let Ok(message) = gateway.heard.try_recv() {
         assert_ne!(message["id"], 3, "{message}");
     }
-    drop(stdin);
-    let status = gateway.wait().unwrap();
-    assert!(status.success(), "{status:?}");
+    gateway.finish();
 }

@@ -7,7 +7,7 @@
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -132,6 +132,13 @@ impl Shared {
     /// The tools served now.
     fn tools(&self) -> Arc<Tools> {
         Arc::clone(&self.tools.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// The lasting connections still open (the closed ones pruned).
+    fn open_peers(&self) -> MutexGuard<'_, Vec<Peer<RoleServer>>> {
+        let mut peers = self.peers.lock().unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers
     }
 }
 
@@ -319,15 +326,7 @@ impl McpServer {
             .tools
             .write()
             .unwrap_or_else(PoisonError::into_inner) = Arc::new(tools);
-        let peers: Vec<Peer<RoleServer>> = {
-            let mut peers = self
-                .shared
-                .peers
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            peers.retain(|peer| !peer.is_transport_closed());
-            peers.clone()
-        };
+        let peers = self.shared.open_peers().clone();
         for peer in peers {
             // A client gone meanwhile is no failure of the change.
             let _ = peer.notify_tool_list_changed().await;
@@ -653,13 +652,7 @@ impl ServerHandler for McpServer {
         if !self.lasting {
             return;
         }
-        let mut peers = self
-            .shared
-            .peers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        peers.retain(|peer| !peer.is_transport_closed());
-        peers.push(context.peer);
+        self.shared.open_peers().push(context.peer);
     }
 
     async fn set_level(
