@@ -77,6 +77,7 @@ const STEPS: &[(&str, Check)] = &[
 /// Runs every step; the first failure ends the run with its message.
 pub fn run(root: &Path) -> Result<(), Error> {
     let started = Instant::now();
+    report_disk(root);
     let mut timings = Vec::with_capacity(STEPS.len());
     for (index, (name, check)) in STEPS.iter().enumerate() {
         println!("==> [{}/{}] {name}", index + 1, STEPS.len());
@@ -100,6 +101,9 @@ pub fn run(root: &Path) -> Result<(), Error> {
         let elapsed = step_started.elapsed();
         if let Err(error) = result {
             println!("<== {name}: FAILED after {}", seconds(elapsed));
+            // A linker killed by SIGBUS or an `No space left on device` is a full disk, not a
+            // bug in the code: say how much room was left.
+            report_disk(root);
             return Err(Error::Failed(format!(
                 "ci stopped at step `{name}`: {error}"
             )));
@@ -123,6 +127,32 @@ fn fuzz_smoke(root: &Path) -> Result<(), Error> {
             println!("fuzz: skipped ({reason})");
             Ok(())
         }
+    }
+}
+
+/// One line of `df` for the target directory's file system, so a run that fills the disk says
+/// so. Best effort: a machine without `df` prints why instead.
+fn report_disk(root: &Path) {
+    let target = process::target_dir(root);
+    let probe = if target.exists() {
+        target
+    } else {
+        root.to_path_buf()
+    };
+    let report = process::program("df").and_then(|df| {
+        process::output(
+            Command::new(df)
+                .arg("-h")
+                .arg("--output=avail,size,target")
+                .arg(&probe),
+        )
+    });
+    match report {
+        Ok(text) => {
+            let line = text.lines().nth(1).unwrap_or("").trim().to_owned();
+            println!("ci: disk free at {}: {line}", probe.display());
+        }
+        Err(error) => println!("ci: disk free unknown ({error})"),
     }
 }
 
