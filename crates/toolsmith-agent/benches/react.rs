@@ -20,7 +20,8 @@ use serde::Deserialize;
 use serde_json::json;
 use toolsmith::Registry;
 use toolsmith_agent::{
-    LanguageModel, LmError, Message, Predict, Question, QuestionAnswer, ReAct, Request, ToolCall,
+    LanguageModel, LmError, Message, Predict, Question, QuestionAnswer, ReAct, Reply, Request,
+    ToolCall,
 };
 
 /// Adds two integers.
@@ -52,15 +53,23 @@ async fn multiply_async(a: i64, b: i64) -> i64 {
 struct Replay(Vec<Message>);
 
 impl LanguageModel for Replay {
-    fn complete(&self, request: &Request<'_>) -> Result<Message, LmError> {
+    fn dialect(&self) -> toolsmith::Dialect {
+        toolsmith::Dialect::OpenAi { strict: false }
+    }
+
+    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
         let turn = request
             .messages
             .iter()
             .filter(|m| m.role == toolsmith_agent::Role::Assistant)
             .count();
-        self.0.get(turn).cloned().ok_or(LmError::ScriptExhausted {
-            replies: self.0.len(),
-        })
+        self.0
+            .get(turn)
+            .cloned()
+            .map(Reply::new)
+            .ok_or(LmError::ScriptExhausted {
+                replies: self.0.len(),
+            })
     }
 }
 

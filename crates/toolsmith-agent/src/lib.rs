@@ -51,7 +51,9 @@
 
 mod calls;
 mod content;
+mod declaration;
 mod error;
+mod http;
 mod lm;
 mod message;
 mod openai;
@@ -60,8 +62,9 @@ mod scripted;
 mod signature;
 
 pub use calls::MAX_CALLS_PER_REPLY;
+pub use declaration::ToolDeclaration;
 pub use error::{AgentError, Step};
-pub use lm::{LanguageModel, LmError};
+pub use lm::{LanguageModel, LmError, Reply, Usage};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
 pub use openai::{BaseUrlError, OpenAiCompatible};
 pub use react::{Answer, DEFAULT_TIMEOUT, Predict, ReAct};

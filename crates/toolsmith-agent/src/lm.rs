@@ -1,17 +1,31 @@
-//! [`LanguageModel`]: the one object-safe trait every model implements, and [`LmError`].
+//! [`LanguageModel`]: the one object-safe trait every model implements, what it answers
+//! ([`Reply`], with its [`Usage`]), and [`LmError`].
 
 use std::fmt;
+use std::ops::{Add, AddAssign};
 use std::time::Duration;
+
+use toolsmith::{Dialect, EnvelopeError};
 
 use crate::message::{Message, Request};
 
 /// A chat model that can call tools: a conversation and tool declarations in, one assistant
 /// message (text, tool calls, or both) out.
 ///
-/// Object-safe and `Send + Sync`: agents hold an `Arc<dyn LanguageModel>`, so a client over HTTP
-/// ([`OpenAiCompatible`](crate::OpenAiCompatible)) and a scripted one for tests
+/// Provider-neutral: the [`Request`] holds neutral messages and
+/// [`ToolDeclaration`](crate::ToolDeclaration)s, and each client writes them in its own API's
+/// shape, the tools' parameters in its [`dialect`](Self::dialect). Object-safe and
+/// `Send + Sync`: agents hold an `Arc<dyn LanguageModel>`, so the clients over HTTP
+/// ([`OpenAiCompatible`](crate::OpenAiCompatible), `Anthropic`,
+/// `Gemini`) and a scripted one for tests
 /// ([`ScriptedModel`](crate::ScriptedModel)) are interchangeable.
 pub trait LanguageModel: Send + Sync {
+    /// The dialect the model reads tool parameters in. An agent checks its tools can be
+    /// declared in it, and coerces the model's arguments under it
+    /// ([`Policy::with_dialect`](toolsmith::Policy::with_dialect)), so that what the dialect
+    /// asked for (a `null` for an omitted optional, in a strict one) is no repair.
+    fn dialect(&self) -> Dialect;
+
     /// The model's next message.
     ///
     /// A request may carry a [`deadline`](Request::deadline): a model that waits on something
@@ -20,14 +34,85 @@ pub trait LanguageModel: Send + Sync {
     ///
     /// # Errors
     /// When the model cannot be reached or its reply cannot be read (see [`LmError`]).
-    fn complete(&self, request: &Request<'_>) -> Result<Message, LmError>;
+    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError>;
+}
+
+/// What a model answered: its message, and the tokens it counted where it says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// The assistant's message.
+    pub message: Message,
+    /// The tokens the request and the reply took, where the server reports them.
+    pub usage: Option<Usage>,
+}
+
+impl Reply {
+    /// A reply of `message` with no usage reported.
+    pub fn new(message: Message) -> Self {
+        Reply {
+            message,
+            usage: None,
+        }
+    }
+
+    /// The reply with `usage` reported.
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+}
+
+/// Tokens a model counted, as its server reports them (OpenAI's `prompt_tokens` and
+/// `completion_tokens`, Anthropic's `input_tokens` and `output_tokens`, Gemini's
+/// `promptTokenCount` and `candidatesTokenCount`). Usages add up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Tokens of the request: the conversation and the tool declarations.
+    pub input_tokens: u64,
+    /// Tokens of the reply.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// `input_tokens` in, `output_tokens` out.
+    pub fn new(input_tokens: u64, output_tokens: u64) -> Self {
+        Usage {
+            input_tokens,
+            output_tokens,
+        }
+    }
+
+    /// Both counts together.
+    pub fn total_tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+}
+
+impl Add for Usage {
+    type Output = Usage;
+
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens.saturating_add(other.input_tokens),
+            output_tokens: self.output_tokens.saturating_add(other.output_tokens),
+        }
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = *self + other;
+    }
 }
 
 /// Why a model gave no message. Never holds an API key: a server's message that quotes the key
 /// has it replaced by `[redacted]` before it gets here.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum LmError {
+    /// A tool cannot be declared in the model's dialect (a name its API refuses, a recursive
+    /// type for Gemini); nothing was sent.
+    Declaration(EnvelopeError),
     /// The server answered with an error status (after any retries).
     Status {
         /// The HTTP status.
@@ -73,6 +158,7 @@ pub enum LmError {
 impl fmt::Display for LmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            LmError::Declaration(error) => write!(f, "nothing was sent to the model: {error}"),
             LmError::Status {
                 status,
                 message,
@@ -113,4 +199,17 @@ impl fmt::Display for LmError {
     }
 }
 
-impl std::error::Error for LmError {}
+impl std::error::Error for LmError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            LmError::Declaration(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<EnvelopeError> for LmError {
+    fn from(error: EnvelopeError) -> Self {
+        LmError::Declaration(error)
+    }
+}

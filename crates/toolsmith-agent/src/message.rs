@@ -1,9 +1,12 @@
 //! The conversation: [`Message`]s, the [`ToolCall`]s a model makes, and the [`Request`] a
-//! [`LanguageModel`](crate::LanguageModel) answers.
+//! [`LanguageModel`](crate::LanguageModel) answers, in no provider's shape: each client writes
+//! them in its own.
 
 use std::time::Instant;
 
-use serde_json::{Value, json};
+use serde_json::Value;
+
+use crate::declaration::ToolDeclaration;
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,31 +121,6 @@ impl Message {
             tool_call_id: Some(tool_call_id.into()),
         }
     }
-
-    /// The message in the OpenAI chat completions shape.
-    pub fn to_openai(&self) -> Value {
-        let mut out = json!({"role": self.role.as_str()});
-        // Empty text rather than `null` for a message of tool calls only: chat templates of
-        // local servers concatenate the content and fail on `null`.
-        out["content"] = Value::String(self.content.clone().unwrap_or_default());
-        if !self.tool_calls.is_empty() {
-            out["tool_calls"] = self
-                .tool_calls
-                .iter()
-                .map(|call| {
-                    json!({
-                        "id": call.id,
-                        "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments_text()},
-                    })
-                })
-                .collect();
-        }
-        if let Some(id) = &self.tool_call_id {
-            out["tool_call_id"] = Value::String(id.clone());
-        }
-        out
-    }
 }
 
 /// Which tool the model must call.
@@ -157,60 +135,17 @@ pub enum ToolChoice {
     Tool(String),
 }
 
-impl ToolChoice {
-    /// The choice in the OpenAI chat completions shape.
-    pub fn to_openai(&self) -> Value {
-        match self {
-            ToolChoice::Auto => json!("auto"),
-            ToolChoice::Required => json!("required"),
-            ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
-        }
-    }
-}
-
 /// What a language model is asked: the conversation so far and the tools it may call.
 #[derive(Debug, Clone, Copy)]
 pub struct Request<'a> {
     /// The conversation, oldest first.
     pub messages: &'a [Message],
-    /// The tools, declared in the OpenAI dialect (`{"type": "function", "function": {...}}`).
-    pub tools: &'a [Value],
+    /// The tools the model may call, each client declaring them in its own dialect.
+    pub tools: &'a [ToolDeclaration],
     /// Which tool the model must call.
     pub tool_choice: &'a ToolChoice,
     /// When the answer is no longer wanted (an agent's run deadline), where there is one: a
     /// client gives up by then ([`LmError::Timeout`](crate::LmError::Timeout)) rather than
     /// waiting its own time out or retrying past it.
     pub deadline: Option<Instant>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_assistant_message_of_calls_has_empty_content_and_text_arguments() {
-        let message = Message::tool_calls(vec![ToolCall::new("c1", "add", json!({"a": 1}))]);
-        assert_eq!(
-            message.to_openai(),
-            json!({"role": "assistant", "content": "", "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}}
-            ]})
-        );
-    }
-
-    #[test]
-    fn a_tool_message_quotes_the_call_it_answers() {
-        assert_eq!(
-            Message::tool_result("c1", "3").to_openai(),
-            json!({"role": "tool", "content": "3", "tool_call_id": "c1"})
-        );
-    }
-
-    #[test]
-    fn a_forced_tool_choice_names_the_function() {
-        assert_eq!(
-            ToolChoice::Tool("finish".into()).to_openai(),
-            json!({"type": "function", "function": {"name": "finish"}})
-        );
-    }
 }

@@ -1,25 +1,23 @@
-//! [`OpenAiCompatible`]: a blocking client for `POST {base}/chat/completions`, the API that
-//! OpenAI, llama.cpp's server, vLLM, Ollama and most gateways speak.
+//! [`OpenAiCompatible`]: a client for `POST {base}/chat/completions`, the API that OpenAI,
+//! llama.cpp's server, vLLM, Ollama and most gateways speak.
 
 use std::fmt;
-use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Map, Value, json};
+use toolsmith::Dialect;
 
-use crate::lm::{LanguageModel, LmError};
-use crate::message::{Message, Request, Role, ToolCall};
-
-/// The most of a reply body read: a chat completion is far smaller.
-const BODY_LIMIT: u64 = 16 * 1024 * 1024;
-/// The most of a server's error text quoted in an error.
-const QUOTE_LIMIT: usize = 500;
+use crate::http::{ErrorShape, Post, Transport, json_body, kind, transport_settings};
+use crate::lm::{LanguageModel, LmError, Reply, Usage};
+use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A chat model behind an OpenAI-compatible `chat/completions` endpoint.
 ///
-/// Requests carry the API key as a bearer token, and no `Authorization` header when there is no
-/// key. A 429 or 5xx answer is retried with exponential backoff, waiting what the server's
-/// `Retry-After` asks for where it says (up to [`max_retry_wait`](Self::max_retry_wait)); any
-/// other 4xx fails at once with the server's message. No error ever contains the key.
+/// Tools are declared as functions in the OpenAI dialect (the strict one, with
+/// `"strict": true`, after [`strict`](Self::strict)). Requests carry the API key as a bearer
+/// token, and no `Authorization` header when there is no key. A 429 or 5xx answer is retried
+/// with exponential backoff, waiting what the server's `Retry-After` asks for where it says (up
+/// to [`max_retry_wait`](Self::max_retry_wait)); any other 4xx fails at once with the server's
+/// message. No error ever contains the key.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -36,12 +34,9 @@ pub struct OpenAiCompatible {
     base_url: String,
     model: String,
     api_key: Option<String>,
-    timeout: Duration,
-    retries: u32,
-    backoff: Duration,
-    max_retry_wait: Duration,
+    strict: bool,
     temperature: Option<f64>,
-    agent: ureq::Agent,
+    transport: Transport,
 }
 
 /// Why a base URL cannot be used by [`OpenAiCompatible`].
@@ -67,8 +62,8 @@ impl fmt::Debug for OpenAiCompatible {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
-            .field("timeout", &self.timeout)
-            .field("retries", &self.retries)
+            .field("strict", &self.strict)
+            .field("transport", &self.transport)
             .finish_non_exhaustive()
     }
 }
@@ -86,17 +81,13 @@ impl OpenAiCompatible {
     ) -> Result<Self, BaseUrlError> {
         let base_url = base_url.into();
         Self::check_base_url(&base_url)?;
-        let timeout = Duration::from_secs(60);
         Ok(OpenAiCompatible {
             base_url: base_url.trim_end_matches('/').to_owned(),
             model: model.into(),
             api_key: None,
-            timeout,
-            retries: 3,
-            backoff: Duration::from_millis(500),
-            max_retry_wait: Duration::from_secs(60),
+            strict: false,
             temperature: None,
-            agent: agent(timeout),
+            transport: Transport::default(),
         })
     }
 
@@ -161,29 +152,13 @@ impl OpenAiCompatible {
         self
     }
 
-    /// The time allowed for one request, from connecting to the last byte of the reply (less
-    /// when the request's [`deadline`](Request::deadline) comes sooner).
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self.agent = agent(timeout);
-        self
-    }
+    transport_settings!();
 
-    /// How many times a 429 or 5xx answer is retried (0: never).
-    pub fn retries(mut self, retries: u32) -> Self {
-        self.retries = retries;
-        self
-    }
-
-    /// The wait before the first retry when the server does not say; it doubles each retry.
-    pub fn backoff(mut self, backoff: Duration) -> Self {
-        self.backoff = backoff;
-        self
-    }
-
-    /// The longest `Retry-After` honoured; a server asking for longer fails the request.
-    pub fn max_retry_wait(mut self, wait: Duration) -> Self {
-        self.max_retry_wait = wait;
+    /// Declares tools with `"strict": true`, their parameters in the strict OpenAI dialect
+    /// (every field required, an optional one nullable, no additional properties), so that the
+    /// model's arguments always match the schema.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 
@@ -204,201 +179,110 @@ impl OpenAiCompatible {
     }
 
     /// The JSON body of the request for `request`.
-    pub fn request_body(&self, request: &Request<'_>) -> Value {
+    ///
+    /// # Errors
+    /// [`LmError::Declaration`] when a tool cannot be declared in the client's dialect.
+    pub fn request_body(&self, request: &Request<'_>) -> Result<Value, LmError> {
         let mut body = json!({
             "model": self.model,
-            "messages": request.messages.iter().map(Message::to_openai).collect::<Vec<_>>(),
+            "messages": request.messages.iter().map(message).collect::<Vec<_>>(),
         });
         if !request.tools.is_empty() {
-            body["tools"] = Value::Array(request.tools.to_vec());
-            body["tool_choice"] = request.tool_choice.to_openai();
+            let dialect = self.dialect();
+            let mut tools = Vec::with_capacity(request.tools.len());
+            for tool in request.tools {
+                let parameters = tool.parameters_in(dialect)?;
+                let mut function = json!({
+                    "name": tool.name(),
+                    "description": tool.description(),
+                    "parameters": parameters.into_owned(),
+                });
+                if self.strict {
+                    function["strict"] = Value::Bool(true);
+                }
+                tools.push(json!({"type": "function", "function": function}));
+            }
+            body["tools"] = Value::Array(tools);
+            body["tool_choice"] = tool_choice(request.tool_choice);
         }
         if let Some(temperature) = self.temperature {
             body["temperature"] = json!(temperature);
         }
-        body
-    }
-
-    /// One request, allowed `allowed` from connecting to the reply's last byte.
-    fn attempt(&self, url: &str, body: &str, allowed: Duration) -> Result<Reply, LmError> {
-        let mut post = self
-            .agent
-            .post(url)
-            .config()
-            .timeout_global(Some(allowed))
-            .build()
-            .header("Content-Type", "application/json");
-        if let Some(key) = &self.api_key {
-            post = post.header("Authorization", format!("Bearer {key}"));
-        }
-        let mut response = post
-            .send(body)
-            .map_err(|e| self.transport_error(url, &e, allowed))?;
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|value| value.to_str().ok())
-            .and_then(parse_retry_after);
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(BODY_LIMIT)
-            .read_to_string()
-            .map_err(|e| self.transport_error(url, &e, allowed))?;
-        Ok(Reply {
-            status,
-            retry_after,
-            text,
-        })
-    }
-
-    fn transport_error(&self, url: &str, error: &ureq::Error, allowed: Duration) -> LmError {
-        match error {
-            ureq::Error::Timeout(_) => LmError::Timeout {
-                url: url.to_owned(),
-                after: allowed,
-            },
-            ureq::Error::BodyExceedsLimit(limit) => LmError::Malformed {
-                reason: format!("the reply is larger than {limit} bytes"),
-            },
-            other => LmError::Unreachable {
-                url: url.to_owned(),
-                reason: self.redact(&other.to_string()),
-            },
-        }
-    }
-
-    /// How long to wait after the `attempts`-th request got `reply`: what the server's
-    /// `Retry-After` asks, else the backoff doubled for each attempt so far.
-    fn wait_before_retry(&self, attempts: u32, reply: &Reply) -> Result<Duration, LmError> {
-        match reply.retry_after {
-            Some(asked) if asked > self.max_retry_wait => Err(LmError::RetryTooLate {
-                status: reply.status,
-                retry_after: asked,
-            }),
-            Some(asked) => Ok(asked),
-            None => Ok(self
-                .backoff
-                .saturating_mul(1 << attempts.saturating_sub(1).min(16))),
-        }
-    }
-
-    /// `text` with the API key, wherever it appears, replaced by `[redacted]`.
-    fn redact(&self, text: &str) -> String {
-        match &self.api_key {
-            Some(key) => text.replace(key.as_str(), "[redacted]"),
-            None => text.to_owned(),
-        }
+        Ok(body)
     }
 }
+
+impl ErrorShape for OpenAiCompatible {}
 
 impl LanguageModel for OpenAiCompatible {
-    /// Asks the server, retrying 429 and 5xx answers; a request's deadline bounds every
-    /// attempt's time, and a retry that could only begin after it is not made.
-    fn complete(&self, request: &Request<'_>) -> Result<Message, LmError> {
-        let url = self.url();
-        let body = self.request_body(request).to_string();
-        let left = || {
-            request
-                .deadline
-                .map(|deadline| deadline.saturating_duration_since(Instant::now()))
-        };
-        let mut attempts = 0u32;
-        loop {
-            attempts += 1;
-            let allowed = left().map_or(self.timeout, |left| left.min(self.timeout));
-            if allowed.is_zero() {
-                return Err(LmError::Timeout {
-                    url,
-                    after: allowed,
-                });
-            }
-            let reply = self.attempt(&url, &body, allowed)?;
-            if (200..300).contains(&reply.status) {
-                return parse_completion(&reply.text);
-            }
-            let retryable = reply.status == 429 || (500..600).contains(&reply.status);
-            let failed = || LmError::Status {
-                status: reply.status,
-                message: self.redact(&server_message(&reply.text)),
-                attempts,
-            };
-            if !retryable || attempts > self.retries {
-                return Err(failed());
-            }
-            let wait = self.wait_before_retry(attempts, &reply)?;
-            if left().is_some_and(|left| left <= wait) {
-                return Err(failed());
-            }
-            std::thread::sleep(wait);
+    fn dialect(&self) -> Dialect {
+        Dialect::OpenAi {
+            strict: self.strict,
         }
     }
-}
 
-/// One answer from the server.
-struct Reply {
-    status: u16,
-    retry_after: Option<Duration>,
-    text: String,
-}
-
-fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        // Error statuses are answers to read (the server's message, `Retry-After`).
-        .http_status_as_error(false)
-        .build()
-        .new_agent()
-}
-
-/// `Retry-After` as seconds or as an HTTP date.
-fn parse_retry_after(value: &str) -> Option<Duration> {
-    let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(Duration::from_secs(seconds));
-    }
-    let at = httpdate::parse_http_date(value).ok()?;
-    Some(
-        at.duration_since(SystemTime::now())
-            .unwrap_or(Duration::ZERO),
-    )
-}
-
-/// The server's own words: `error.message` of an OpenAI-style error body, else the body's start.
-fn server_message(text: &str) -> String {
-    let parsed: Option<Value> = serde_json::from_str(text).ok();
-    let message = parsed.as_ref().and_then(|body| {
-        let error = body.get("error")?;
-        error
-            .get("message")
-            .and_then(Value::as_str)
-            .or_else(|| error.as_str())
-            .map(str::to_owned)
-    });
-    match message {
-        Some(message) => abridge(&message),
-        None if text.trim().is_empty() => "(no message)".to_owned(),
-        None => abridge(text.trim()),
+    /// Asks the server, retrying 429 and 5xx answers; a request's deadline bounds every
+    /// attempt's time, and a retry that could only begin after it is not made.
+    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
+        let url = self.url();
+        let body = self.request_body(request)?.to_string();
+        let authorization = self.api_key.as_ref().map(|key| format!("Bearer {key}"));
+        let headers: Vec<(&'static str, &str)> = authorization
+            .iter()
+            .map(|value| ("Authorization", value.as_str()))
+            .collect();
+        let text = self.transport.post(
+            &Post {
+                url: &url,
+                headers: &headers,
+                body: &body,
+                secret: self.api_key.as_deref(),
+                deadline: request.deadline,
+            },
+            self,
+        )?;
+        parse_completion(&text)
     }
 }
 
-fn abridge(text: &str) -> String {
-    match text.char_indices().nth(QUOTE_LIMIT) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_owned(),
+/// A message in the chat completions shape.
+fn message(message: &Message) -> Value {
+    let mut out = json!({"role": message.role.as_str()});
+    // Empty text rather than `null` for a message of tool calls only: chat templates of
+    // local servers concatenate the content and fail on `null`.
+    out["content"] = Value::String(message.content.clone().unwrap_or_default());
+    if !message.tool_calls.is_empty() {
+        out["tool_calls"] = message
+            .tool_calls
+            .iter()
+            .map(|call| {
+                json!({
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": call.arguments_text()},
+                })
+            })
+            .collect();
+    }
+    if let Some(id) = &message.tool_call_id {
+        out["tool_call_id"] = Value::String(id.clone());
+    }
+    out
+}
+
+/// A tool choice in the chat completions shape.
+fn tool_choice(choice: &ToolChoice) -> Value {
+    match choice {
+        ToolChoice::Auto => json!("auto"),
+        ToolChoice::Required => json!("required"),
+        ToolChoice::Tool(name) => json!({"type": "function", "function": {"name": name}}),
     }
 }
 
-/// The assistant message of a chat completion: `choices[0].message`.
-fn parse_completion(text: &str) -> Result<Message, LmError> {
+/// The assistant message of a chat completion (`choices[0].message`), and its `usage`.
+fn parse_completion(text: &str) -> Result<Reply, LmError> {
     let malformed = |reason: String| LmError::Malformed { reason };
-    let body: Value = serde_json::from_str(text).map_err(|e| {
-        malformed(format!(
-            "it is not JSON ({e}): {}",
-            abridge(text.trim()).escape_debug()
-        ))
-    })?;
+    let body = json_body(text)?;
     let message = body
         .get("choices")
         .and_then(|choices| choices.get(0))
@@ -430,12 +314,26 @@ fn parse_completion(text: &str) -> Result<Message, LmError> {
             )));
         }
     };
-    Ok(Message {
+    let reply = Reply::new(Message {
         role: Role::Assistant,
         content,
         tool_calls,
         tool_call_id: None,
+    });
+    Ok(match usage(&body) {
+        Some(usage) => reply.with_usage(usage),
+        None => reply,
     })
+}
+
+/// `usage.prompt_tokens` and `usage.completion_tokens`, where the server reports them.
+fn usage(body: &Value) -> Option<Usage> {
+    let usage = body.get("usage")?;
+    let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+    Some(Usage::new(
+        count("prompt_tokens")?,
+        count("completion_tokens").unwrap_or(0),
+    ))
 }
 
 /// The text of content given as parts (`[{"type": "text", "text": ...}]`).
@@ -470,62 +368,18 @@ fn parse_tool_call(index: usize, call: &Value) -> Result<ToolCall, LmError> {
     Ok(ToolCall::new(id, name, arguments))
 }
 
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-    use crate::message::ToolChoice;
+    use toolsmith::Describe;
 
-    #[test]
-    fn retry_after_reads_seconds_and_http_dates() {
-        assert_eq!(parse_retry_after(" 2 "), Some(Duration::from_secs(2)));
-        let past = "Sun, 06 Nov 1994 08:49:37 GMT";
-        assert_eq!(parse_retry_after(past), Some(Duration::ZERO));
-        assert_eq!(parse_retry_after("soon"), None);
-    }
+    use crate::declaration::ToolDeclaration;
 
-    #[test]
-    fn a_retry_waits_what_retry_after_asks_else_a_doubling_backoff() {
-        let client = OpenAiCompatible::new("http://x", "m")
-            .unwrap()
-            .backoff(Duration::from_millis(100));
-        let reply = |retry_after| Reply {
-            status: 503,
-            retry_after,
-            text: String::new(),
-        };
-        let waits: Vec<_> = (1..=3)
-            .map(|attempt| client.wait_before_retry(attempt, &reply(None)))
-            .collect();
-        let ms = Duration::from_millis;
-        assert_eq!(waits, [Ok(ms(100)), Ok(ms(200)), Ok(ms(400))]);
-        let asked = Some(Duration::from_secs(2));
-        assert_eq!(
-            client.wait_before_retry(1, &reply(asked)),
-            Ok(Duration::from_secs(2))
-        );
-        let too_late = Some(Duration::from_secs(61));
-        assert!(client.wait_before_retry(1, &reply(too_late)).is_err());
-    }
-
-    #[test]
-    fn the_server_message_is_its_error_message_else_its_body() {
-        let body = r#"{"error": {"message": "Invalid API key", "type": "auth"}}"#;
-        assert_eq!(server_message(body), "Invalid API key");
-        assert_eq!(server_message("Bad Gateway"), "Bad Gateway");
-        assert_eq!(server_message(""), "(no message)");
-        assert_eq!(server_message(&"x".repeat(600)).len(), QUOTE_LIMIT + 3);
+    #[derive(toolsmith::ToolType)]
+    #[allow(dead_code)]
+    struct Answered {
+        answer: Option<String>,
     }
 
     #[test]
@@ -535,7 +389,9 @@ mod tests {
             {"id": "a", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}},
             {"type": "function", "function": {"name": "add", "arguments": {"a": 2}}}
         ]}}]});
-        let message = parse_completion(&body.to_string()).expect("a completion");
+        let message = parse_completion(&body.to_string())
+            .expect("a completion")
+            .message;
         assert_eq!(message.content, None);
         assert_eq!(
             message.tool_calls,
@@ -555,6 +411,21 @@ mod tests {
     }
 
     #[test]
+    fn the_usage_is_read_where_the_server_reports_it() {
+        let body = json!({"choices": [{"message": {"content": "hi"}}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}});
+        let reply = parse_completion(&body.to_string()).expect("a completion");
+        assert_eq!(reply.usage, Some(Usage::new(12, 3)));
+        let body = json!({"choices": [{"message": {"content": "hi"}}]});
+        assert_eq!(
+            parse_completion(&body.to_string())
+                .expect("a completion")
+                .usage,
+            None
+        );
+    }
+
+    #[test]
     fn the_request_body_declares_tools_only_when_there_are_some() {
         let client = OpenAiCompatible::new("http://127.0.0.1:1/v1/", "m")
             .unwrap()
@@ -562,25 +433,57 @@ mod tests {
         assert_eq!(client.url(), "http://127.0.0.1:1/v1/chat/completions");
         let messages = [Message::user("hi")];
         let choice = ToolChoice::Auto;
-        let plain = client.request_body(&Request {
-            messages: &messages,
-            tools: &[],
-            tool_choice: &choice,
-            deadline: None,
-        });
+        let plain = client
+            .request_body(&Request {
+                messages: &messages,
+                tools: &[],
+                tool_choice: &choice,
+                deadline: None,
+            })
+            .unwrap();
         assert_eq!(
             plain,
             json!({"model": "m", "messages": [{"role": "user", "content": "hi"}], "temperature": 0.0})
         );
-        let tools = [json!({"type": "function", "function": {"name": "finish"}})];
-        let with_tools = client.request_body(&Request {
+        let tools = [ToolDeclaration::new(
+            "finish",
+            "Answer.",
+            Answered::type_graph(),
+        )];
+        let request = Request {
             messages: &messages,
             tools: &tools,
-            tool_choice: &choice,
+            tool_choice: &ToolChoice::Tool("finish".into()),
             deadline: None,
-        });
-        assert_eq!(with_tools["tool_choice"], "auto");
+        };
+        let with_tools = client.request_body(&request).unwrap();
+        assert_eq!(
+            with_tools["tool_choice"],
+            json!({"type": "function", "function": {"name": "finish"}})
+        );
         assert_eq!(with_tools["tools"][0]["function"]["name"], "finish");
+        assert_eq!(with_tools["tools"][0]["function"].get("strict"), None);
+        let strict = client.strict(true).request_body(&request).unwrap();
+        assert_eq!(strict["tools"][0]["function"]["strict"], true);
+        assert_eq!(
+            strict["tools"][0]["function"]["parameters"]["additionalProperties"],
+            false
+        );
+    }
+
+    #[test]
+    fn a_message_of_calls_has_empty_content_and_text_arguments() {
+        let calls = Message::tool_calls(vec![ToolCall::new("c1", "add", json!({"a": 1}))]);
+        assert_eq!(
+            message(&calls),
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}}
+            ]})
+        );
+        assert_eq!(
+            message(&Message::tool_result("c1", "3")),
+            json!({"role": "tool", "content": "3", "tool_call_id": "c1"})
+        );
     }
 
     #[test]
@@ -589,6 +492,5 @@ mod tests {
             .unwrap()
             .api_key(Some("sk-secret".into()));
         assert!(!format!("{client:?}").contains("sk-secret"));
-        assert_eq!(client.redact("bad key sk-secret!"), "bad key [redacted]!");
     }
 }

@@ -6,14 +6,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsmith::{
-    Context, Dialect, Offload, Policy, Registry, Repair, ThreadPerCall, Timeout, Tool, ToolOutput,
+    Context, Offload, Policy, Registry, Repair, ThreadPerCall, Timeout, Tool, ToolOutput,
     ToolResult, block_on, did_you_mean,
 };
 
 use crate::calls;
 use crate::content::for_text_message;
+use crate::declaration::ToolDeclaration;
 use crate::error::{AgentError, Step};
-use crate::lm::LanguageModel;
+use crate::lm::{LanguageModel, Usage};
 use crate::message::{Message, Request, ToolCall, ToolChoice};
 use crate::signature::{Compiled, FINISH, Signature, Verdict};
 
@@ -33,12 +34,16 @@ pub struct Answer<O> {
     pub trajectory: Vec<Step>,
     /// How many times the model was asked.
     pub lm_calls: usize,
+    /// The tokens of every model call summed, where the model reported them (`None` when no
+    /// reply did; a reply that reported none adds nothing).
+    pub usage: Option<Usage>,
 }
 
 /// A signature answered over tools: the model calls tools (several at once if it likes), reads
 /// their results, and answers with `finish`.
 ///
-/// Tools are advertised in the OpenAI dialect. Each call goes through the registry's
+/// Tools are declared in the model's [`dialect`](LanguageModel::dialect), and their arguments
+/// coerced under it. Each call goes through the registry's
 /// [`Layer`](toolsmith::Layer)s (a [`Timeout::deadline`] added innermost) with a [`Context`]
 /// whose call id is the model's `tool_call_id`, and which carries the run's deadline (see
 /// [`timeout`](Self::timeout)) and whatever the context the run was given holds
@@ -83,7 +88,7 @@ pub struct ReAct<S: Signature> {
     compiled: Compiled<S>,
     /// The tools offered, with the caller's layers, a deadline layer and the offload.
     tools: Registry,
-    declarations: Vec<Value>,
+    declarations: Vec<ToolDeclaration>,
     tool_choice: ToolChoice,
     max_steps: usize,
     policy: Policy,
@@ -95,7 +100,7 @@ impl<S: Signature> ReAct<S> {
     ///
     /// # Errors
     /// [`AgentError::Signature`] when the signature's input or output is not a struct;
-    /// [`AgentError::Tools`] when a tool is named `finish` or cannot be declared in the OpenAI
+    /// [`AgentError::Tools`] when a tool is named `finish` or cannot be declared in the model's
     /// dialect.
     pub fn new(lm: Arc<dyn LanguageModel>, tools: &Registry) -> Result<Self, AgentError> {
         let order: Vec<String> = tools.names().map(str::to_owned).collect();
@@ -156,7 +161,7 @@ impl<S: Signature> ReAct<S> {
         tools: Registry,
         order: &[String],
     ) -> Result<Self, AgentError> {
-        let dialect = Dialect::OpenAi { strict: false };
+        let dialect = lm.dialect();
         let compiled = Compiled::<S>::new(dialect)?;
         let mut declarations = Vec::with_capacity(order.len() + 1);
         for name in order {
@@ -164,10 +169,11 @@ impl<S: Signature> ReAct<S> {
             let entry = tools
                 .find(name)
                 .map_err(|e| AgentError::Tools(e.to_model_message()))?;
-            let declared = entry
-                .declaration(dialect)
+            let declared = ToolDeclaration::of(entry.tool().as_ref());
+            declared
+                .parameters_in(dialect)
                 .map_err(|e| AgentError::Tools(e.to_string()))?;
-            declarations.push(declared.into_owned());
+            declarations.push(declared);
         }
         declarations.push(compiled.finish_declaration.clone());
         let tools = tools
@@ -225,8 +231,8 @@ impl<S: Signature> ReAct<S> {
         self
     }
 
-    /// The tools offered, declared as the model sees them (`finish` last).
-    pub fn declarations(&self) -> &[Value] {
+    /// The tools offered (`finish` last).
+    pub fn declarations(&self) -> &[ToolDeclaration] {
         &self.declarations
     }
 
@@ -335,7 +341,7 @@ fn run_context(context: Context, policy: &Policy, timeout: Duration) -> Context 
 pub struct Predict<S: Signature> {
     lm: Arc<dyn LanguageModel>,
     compiled: Compiled<S>,
-    declarations: Vec<Value>,
+    declarations: Vec<ToolDeclaration>,
     tool_choice: ToolChoice,
     attempts: usize,
     policy: Policy,
@@ -348,7 +354,7 @@ impl<S: Signature> Predict<S> {
     /// # Errors
     /// [`AgentError::Signature`] when the signature's input or output is not a struct.
     pub fn new(lm: Arc<dyn LanguageModel>) -> Result<Self, AgentError> {
-        let dialect = Dialect::OpenAi { strict: false };
+        let dialect = lm.dialect();
         let compiled = Compiled::<S>::new(dialect)?;
         let declarations = vec![compiled.finish_declaration.clone()];
         Ok(Predict {
@@ -431,7 +437,7 @@ struct Engine<'a, S: Signature> {
     lm: &'a dyn LanguageModel,
     compiled: &'a Compiled<S>,
     tools: &'a Registry,
-    declarations: &'a [Value],
+    declarations: &'a [ToolDeclaration],
     tool_choice: &'a ToolChoice,
     max_steps: usize,
     /// The run's context: the policy, the deadline, and the caller's data and cancellation.
@@ -446,6 +452,7 @@ impl<S: Signature> Engine<'_, S> {
             Message::user(self.compiled.user_message(input)?),
         ];
         let mut trajectory = Vec::new();
+        let mut usage: Option<Usage> = None;
         for step in 1..=self.max_steps {
             if let Some(stop) = self.stopped(&mut trajectory, step - 1) {
                 return Err(stop);
@@ -457,7 +464,12 @@ impl<S: Signature> Engine<'_, S> {
                 deadline: self.context.deadline(),
             });
             let reply = match asked {
-                Ok(reply) => reply,
+                Ok(reply) => {
+                    if let Some(used) = reply.usage {
+                        *usage.get_or_insert_default() += used;
+                    }
+                    reply.message
+                }
                 // A request cut short by the deadline ends the run as the deadline does.
                 Err(error) => {
                     return Err(self
@@ -471,6 +483,7 @@ impl<S: Signature> Engine<'_, S> {
                 repairs,
                 trajectory,
                 lm_calls: step,
+                usage,
             };
             if reply.tool_calls.is_empty() {
                 let text = reply.content.as_deref().unwrap_or("").trim();

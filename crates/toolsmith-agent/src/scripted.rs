@@ -5,14 +5,16 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
+use toolsmith::Dialect;
 
-use crate::lm::{LanguageModel, LmError};
+use crate::lm::{LanguageModel, LmError, Reply};
 use crate::message::{Message, Request, ToolCall, ToolChoice};
 
 /// A model that gives its scripted replies in order and records every request it was asked.
 ///
 /// Tool calls get the ids `call_1`, `call_2`, ... in the order they are scripted. Asked once more
-/// than it has replies, it fails with [`LmError::ScriptExhausted`].
+/// than it has replies, it fails with [`LmError::ScriptExhausted`]. It reads tools in the
+/// OpenAI dialect unless told another ([`dialect`](Self::dialect)).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -28,15 +30,16 @@ use crate::message::{Message, Request, ToolCall, ToolChoice};
 ///     tool_choice: &ToolChoice::Auto,
 ///     deadline: None,
 /// });
-/// assert_eq!(ask(&lm)?.tool_calls[0].name, "add");
-/// assert_eq!(ask(&lm)?.content.as_deref(), Some("3"));
+/// assert_eq!(ask(&lm)?.message.tool_calls[0].name, "add");
+/// assert_eq!(ask(&lm)?.message.content.as_deref(), Some("3"));
 /// assert!(ask(&lm).is_err());
 /// assert_eq!(lm.requests().len(), 3);
 /// # Ok::<(), toolsmith_agent::LmError>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct ScriptedModel {
-    script: Vec<Result<Message, LmError>>,
+    script: Vec<Result<Reply, LmError>>,
+    dialect: Option<Dialect>,
     state: Mutex<State>,
 }
 
@@ -65,9 +68,20 @@ impl ScriptedModel {
         ScriptedModel::default()
     }
 
-    /// Replies next with `message`, as it is.
-    pub fn then_reply(mut self, message: Message) -> Self {
-        self.script.push(Ok(message));
+    /// Reads tools in `dialect` (the agent declares them and coerces their arguments in it).
+    pub fn dialect(mut self, dialect: Dialect) -> Self {
+        self.dialect = Some(dialect);
+        self
+    }
+
+    /// Replies next with `message`, as it is, reporting no usage.
+    pub fn then_reply(self, message: Message) -> Self {
+        self.then(Reply::new(message))
+    }
+
+    /// Replies next with `reply`, as it is (its usage included).
+    pub fn then(mut self, reply: Reply) -> Self {
+        self.script.push(Ok(reply));
         self
     }
 
@@ -111,7 +125,7 @@ impl ScriptedModel {
         self.script
             .iter()
             .filter_map(|reply| reply.as_ref().ok())
-            .map(|message| message.tool_calls.len())
+            .map(|reply| reply.message.tool_calls.len())
             .sum()
     }
 
@@ -122,14 +136,18 @@ impl ScriptedModel {
 }
 
 impl LanguageModel for ScriptedModel {
-    fn complete(&self, request: &Request<'_>) -> Result<Message, LmError> {
+    fn dialect(&self) -> Dialect {
+        self.dialect.unwrap_or(Dialect::OpenAi { strict: false })
+    }
+
+    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
         let mut state = self.state();
         state.requests.push(Recorded {
             messages: request.messages.to_vec(),
             tools: request
                 .tools
                 .iter()
-                .filter_map(|tool| tool["function"]["name"].as_str().map(str::to_owned))
+                .map(|tool| tool.name().to_owned())
                 .collect(),
             tool_choice: request.tool_choice.clone(),
             deadline: request.deadline,

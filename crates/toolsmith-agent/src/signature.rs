@@ -8,9 +8,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use toolsmith::{
     Arguments, Context, Describe, Dialect, Policy, Repair, Tool, ToolError, ToolFuture, ToolOutput,
-    Type, TypeGraph, coerce_arguments, envelope,
+    Type, TypeGraph, coerce_arguments,
 };
 
+use crate::declaration::ToolDeclaration;
 use crate::error::AgentError;
 
 /// The name of the tool through which a model gives its answer.
@@ -140,7 +141,7 @@ pub(crate) enum Verdict<O> {
 /// A signature made ready for a model: prompts and the `finish` declaration, built once.
 pub(crate) struct Compiled<S: Signature> {
     finish: FinishTool,
-    pub(crate) finish_declaration: Value,
+    pub(crate) finish_declaration: ToolDeclaration,
     /// The output's only field, when it is a string: a plain-text reply answers it.
     pub(crate) text_field: Option<String>,
     input_fields: Vec<(String, Option<String>)>,
@@ -183,8 +184,10 @@ impl<S: Signature> Compiled<S> {
             parameters: output,
             description,
         };
-        let finish_declaration =
-            envelope(&finish, dialect).map_err(|e| AgentError::Signature(e.to_string()))?;
+        let finish_declaration = ToolDeclaration::of(&finish);
+        finish_declaration
+            .parameters_in(dialect)
+            .map_err(|e| AgentError::Signature(e.to_string()))?;
         Ok(Compiled {
             finish,
             finish_declaration,

@@ -37,12 +37,14 @@ fn ask(client: &OpenAiCompatible) -> Result<Message, LmError> {
 }
 
 fn ask_by(client: &OpenAiCompatible, deadline: Option<Instant>) -> Result<Message, LmError> {
-    client.complete(&Request {
-        messages: &[Message::user("hi")],
-        tools: &[],
-        tool_choice: &ToolChoice::Auto,
-        deadline,
-    })
+    client
+        .complete(&Request {
+            messages: &[Message::user("hi")],
+            tools: &[],
+            tool_choice: &ToolChoice::Auto,
+            deadline,
+        })
+        .map(|reply| reply.message)
 }
 
 fn agent(server: &FakeServer) -> ReAct<QuestionAnswer> {

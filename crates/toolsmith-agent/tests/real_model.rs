@@ -11,10 +11,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Dialect, Policy, Registry, envelope};
+use toolsmith::{Arguments, Policy, Registry};
 use toolsmith_agent::{
     AgentError, LanguageModel, Message, OpenAiCompatible, Predict, Question, QuestionAnswer, ReAct,
-    Request, ToolChoice,
+    Request, ToolChoice, ToolDeclaration,
 };
 
 /// Adds two integers.
@@ -54,7 +54,7 @@ fn show(label: &str, value: &Value) {
 #[test]
 #[ignore = "needs a model server: cargo xtask e2e"]
 fn a_forced_tool_call_is_schema_valid_and_runs() {
-    let declared = [envelope(&Add, Dialect::OpenAi { strict: false }).expect("declared")];
+    let declared = [ToolDeclaration::of(&Add)];
     let reply = model()
         .complete(&Request {
             messages: &[
@@ -66,7 +66,7 @@ fn a_forced_tool_call_is_schema_valid_and_runs() {
             deadline: None,
         })
         .expect("a reply");
-    let call = reply.tool_calls.first().expect("a tool call");
+    let call = reply.message.tool_calls.first().expect("a tool call");
     show(
         "forced call",
         &json!({"name": call.name, "arguments": call.arguments}),
