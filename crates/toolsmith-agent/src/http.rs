@@ -6,6 +6,7 @@
 //! `Gemini`) owns only its wire format: the URL, the headers, the body it
 //! writes, the reply it reads and the shape of its API's errors ([`ErrorShape`]).
 
+use std::fmt;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
@@ -30,6 +31,61 @@ pub(crate) trait ErrorShape {
     fn retry_delay(&self, _body: &str) -> Option<Duration> {
         None
     }
+}
+
+/// Why a base URL cannot be a client's: not an `http(s)` URL with a host, or one with a query
+/// or fragment (the API's own path goes after it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BaseUrlError {
+    /// The URL given.
+    pub url: String,
+    /// What is wrong with it.
+    pub problem: String,
+}
+
+impl fmt::Display for BaseUrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not an http(s) URL: {}", self.url, self.problem)
+    }
+}
+
+impl std::error::Error for BaseUrlError {}
+
+/// Whether `base_url` can be a client's base URL: an `http` or `https` URL with a host, and
+/// without a query or fragment (`path`, the API's own, is added after it).
+pub(crate) fn check_base_url(base_url: &str, path: &str) -> Result<(), BaseUrlError> {
+    let problem = |problem: &str| {
+        Err(BaseUrlError {
+            url: base_url.to_owned(),
+            problem: problem.to_owned(),
+        })
+    };
+    if !base_url.contains("://") {
+        return problem("it has no scheme (start it with http:// or https://)");
+    }
+    let uri = match base_url.parse::<ureq::http::Uri>() {
+        Ok(uri) => uri,
+        Err(error) => return problem(&format!("it cannot be read as a URL ({error})")),
+    };
+    match uri.scheme_str() {
+        None => return problem("it has no scheme (start it with http:// or https://)"),
+        Some(scheme)
+            if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {}
+        Some(scheme) => {
+            return problem(&format!(
+                "its scheme is `{scheme}`; only http:// and https:// are spoken"
+            ));
+        }
+    }
+    if uri.host().is_none_or(str::is_empty) {
+        return problem("it has no host");
+    }
+    if uri.query().is_some() || base_url.contains('#') {
+        return problem(&format!(
+            "it has a query or fragment, and `{path}` goes after it"
+        ));
+    }
+    Ok(())
 }
 
 /// One request to send.

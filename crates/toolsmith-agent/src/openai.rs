@@ -6,7 +6,9 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 use toolsmith::Dialect;
 
-use crate::http::{ErrorShape, Post, Transport, json_body, kind, transport_settings};
+use crate::http::{
+    BaseUrlError, ErrorShape, Post, Transport, check_base_url, json_body, kind, transport_settings,
+};
 use crate::lm::{LanguageModel, LmError, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
@@ -39,23 +41,6 @@ pub struct OpenAiCompatible {
     transport: Transport,
 }
 
-/// Why a base URL cannot be used by [`OpenAiCompatible`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BaseUrlError {
-    /// The URL given.
-    pub url: String,
-    /// What is wrong with it.
-    pub problem: String,
-}
-
-impl fmt::Display for BaseUrlError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` is not an http(s) URL: {}", self.url, self.problem)
-    }
-}
-
-impl std::error::Error for BaseUrlError {}
-
 impl fmt::Debug for OpenAiCompatible {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("OpenAiCompatible")
@@ -69,6 +54,9 @@ impl fmt::Debug for OpenAiCompatible {
 }
 
 impl OpenAiCompatible {
+    /// OpenAI's own API: `https://api.openai.com/v1`.
+    pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
     /// A client of `model` at `base_url` (the part before `/chat/completions`, such as
     /// `https://api.openai.com/v1`), without a key; 60 s per request, 3 retries from 500 ms.
     ///
@@ -108,36 +96,7 @@ impl OpenAiCompatible {
     /// # Errors
     /// What is wrong with it, in words.
     pub fn check_base_url(base_url: &str) -> Result<(), BaseUrlError> {
-        let problem = |problem: &str| {
-            Err(BaseUrlError {
-                url: base_url.to_owned(),
-                problem: problem.to_owned(),
-            })
-        };
-        if !base_url.contains("://") {
-            return problem("it has no scheme (start it with http:// or https://)");
-        }
-        let uri = match base_url.parse::<ureq::http::Uri>() {
-            Ok(uri) => uri,
-            Err(error) => return problem(&format!("it cannot be read as a URL ({error})")),
-        };
-        match uri.scheme_str() {
-            None => return problem("it has no scheme (start it with http:// or https://)"),
-            Some(scheme)
-                if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {}
-            Some(scheme) => {
-                return problem(&format!(
-                    "its scheme is `{scheme}`; only http:// and https:// are spoken"
-                ));
-            }
-        }
-        if uri.host().is_none_or(str::is_empty) {
-            return problem("it has no host");
-        }
-        if uri.query().is_some() || base_url.contains('#') {
-            return problem("it has a query or fragment, and `/chat/completions` goes after it");
-        }
-        Ok(())
+        check_base_url(base_url, "/chat/completions")
     }
 
     /// Sends the key held by the environment variable `name`; none when it is unset or empty.
