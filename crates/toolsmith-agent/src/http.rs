@@ -2,8 +2,9 @@
 //! request's deadline, 429 and 5xx answers retried with backoff or as `Retry-After` asks, the
 //! body size bounded, and the API key kept out of every error.
 //!
-//! A client ([`OpenAiCompatible`](crate::OpenAiCompatible), `Anthropic`,
-//! `Gemini`) owns only its wire format: the URL, the headers, the body it
+//! A client ([`OpenAiCompatible`](crate::OpenAiCompatible),
+//! [`Anthropic`](crate::Anthropic),
+//! [`Gemini`](crate::Gemini)) owns only its wire format: the URL, the headers, the body it
 //! writes, the reply it reads and the shape of its API's errors ([`ErrorShape`]).
 
 use std::fmt;
@@ -155,10 +156,27 @@ impl Transport {
         self.max_retry_wait = wait;
     }
 
+    /// Sends `post`, retrying 429 and 5xx answers, and reads the body of the first success
+    /// with `read`. The deadline bounds every attempt's time, and a retry that could only
+    /// begin after it is not made. A reply `read` finds malformed is quoted in its error: the
+    /// key is taken out of it too.
+    pub(crate) fn exchange<T>(
+        &self,
+        post: &Post<'_>,
+        errors: &dyn ErrorShape,
+        read: impl FnOnce(&str) -> Result<T, LmError>,
+    ) -> Result<T, LmError> {
+        let text = self.post(post, errors)?;
+        read(&text).map_err(|error| match error {
+            LmError::Malformed { reason } => LmError::Malformed {
+                reason: redact(&reason, post.secret),
+            },
+            other => other,
+        })
+    }
+
     /// Sends `post`, retrying 429 and 5xx answers, and gives the body of the first success.
-    /// The deadline bounds every attempt's time, and a retry that could only begin after it is
-    /// not made.
-    pub(crate) fn post(&self, post: &Post<'_>, errors: &dyn ErrorShape) -> Result<String, LmError> {
+    fn post(&self, post: &Post<'_>, errors: &dyn ErrorShape) -> Result<String, LmError> {
         let left = || {
             post.deadline
                 .map(|deadline| deadline.saturating_duration_since(Instant::now()))

@@ -1,8 +1,30 @@
 //! Typed agents over toolsmith tools: [`Predict`] answers a [`Signature`] (typed inputs and
 //! outputs plus instructions) in one model call, [`ReAct`] answers it over a [`Registry`]'s tools
-//! by native tool calling. Any chat model that calls tools is a [`LanguageModel`]: the HTTP client
-//! [`OpenAiCompatible`] speaks the OpenAI chat completions API that most servers offer, and
-//! [`ScriptedModel`] replies from a script in tests.
+//! by native tool calling. Any chat model that calls tools is a [`LanguageModel`], asked in no
+//! provider's shape; each HTTP client speaks its provider's own API and dialect:
+//! [`OpenAiCompatible`] the OpenAI chat completions API that most servers offer, [`Anthropic`]
+//! Anthropic's Messages API, [`Gemini`] Google's Gemini API (`generateContent`). They share one
+//! transport (timeouts cut to the run's deadline, retries honouring what the server asks, the
+//! key kept out of every error). [`ScriptedModel`] replies from a script in tests.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use toolsmith_agent::{Anthropic, Gemini, LanguageModel, OpenAiCompatible};
+//!
+//! let openai: Arc<dyn LanguageModel> = Arc::new(
+//!     OpenAiCompatible::new(OpenAiCompatible::DEFAULT_BASE_URL, "gpt-4o-mini")?
+//!         .api_key_from_env("OPENAI_API_KEY")
+//!         .strict(true),
+//! );
+//! let claude: Arc<dyn LanguageModel> = Arc::new(
+//!     Anthropic::new(Anthropic::DEFAULT_BASE_URL, "claude-sonnet-4-5")?
+//!         .api_key_from_env("ANTHROPIC_API_KEY"),
+//! );
+//! let gemini: Arc<dyn LanguageModel> = Arc::new(
+//!     Gemini::new(Gemini::DEFAULT_BASE_URL, "gemini-2.5-flash")?.api_key_from_env("GEMINI_API_KEY"),
+//! );
+//! # Ok::<(), toolsmith_agent::BaseUrlError>(())
+//! ```
 //!
 //! The answer comes back the way tool arguments do: through a `finish` tool whose parameters are
 //! the signature's output struct, coerced by toolsmith's rules, so a repaired answer is accepted
@@ -49,10 +71,12 @@
 //! [`Registry`]: toolsmith::Registry
 //! [`Context`]: toolsmith::Context
 
+mod anthropic;
 mod calls;
 mod content;
 mod declaration;
 mod error;
+mod gemini;
 mod http;
 mod lm;
 mod message;
@@ -61,9 +85,11 @@ mod react;
 mod scripted;
 mod signature;
 
+pub use anthropic::Anthropic;
 pub use calls::MAX_CALLS_PER_REPLY;
 pub use declaration::ToolDeclaration;
 pub use error::{AgentError, Step};
+pub use gemini::Gemini;
 pub use http::BaseUrlError;
 pub use lm::{LanguageModel, LmError, Reply, Usage};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};

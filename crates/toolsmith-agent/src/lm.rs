@@ -16,8 +16,9 @@ use crate::message::{Message, Request};
 /// [`ToolDeclaration`](crate::ToolDeclaration)s, and each client writes them in its own API's
 /// shape, the tools' parameters in its [`dialect`](Self::dialect). Object-safe and
 /// `Send + Sync`: agents hold an `Arc<dyn LanguageModel>`, so the clients over HTTP
-/// ([`OpenAiCompatible`](crate::OpenAiCompatible), `Anthropic`,
-/// `Gemini`) and a scripted one for tests
+/// ([`OpenAiCompatible`](crate::OpenAiCompatible),
+/// [`Anthropic`](crate::Anthropic),
+/// [`Gemini`](crate::Gemini)) and a scripted one for tests
 /// ([`ScriptedModel`](crate::ScriptedModel)) are interchangeable.
 pub trait LanguageModel: Send + Sync {
     /// The dialect the model reads tool parameters in. An agent checks its tools can be

@@ -43,6 +43,11 @@ pub struct ToolCall {
     /// The arguments as the model sent them: a JSON string holding argument text (the usual
     /// case), or an object from servers that send one. Coercion reads either.
     pub arguments: Value,
+    /// An opaque token the provider attached to the call and wants back with it (Gemini's
+    /// `thoughtSignature`: a thinking model refuses a conversation whose calls lost theirs).
+    /// Kept in the conversation, so that a conversation saved and resumed elsewhere still
+    /// carries it.
+    pub signature: Option<String>,
 }
 
 impl ToolCall {
@@ -52,7 +57,14 @@ impl ToolCall {
             id: id.into(),
             name: name.into(),
             arguments,
+            signature: None,
         }
+    }
+
+    /// The same call, carrying the provider's `signature` (see [`signature`](Self::signature)).
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = Some(signature.into());
+        self
     }
 
     /// The arguments as text, as the wire carries them back to the model.

@@ -190,7 +190,7 @@ impl LanguageModel for OpenAiCompatible {
             .iter()
             .map(|value| ("Authorization", value.as_str()))
             .collect();
-        let text = self.transport.post(
+        self.transport.exchange(
             &Post {
                 url: &url,
                 headers: &headers,
@@ -199,8 +199,8 @@ impl LanguageModel for OpenAiCompatible {
                 deadline: request.deadline,
             },
             self,
-        )?;
-        parse_completion(&text)
+            parse_completion,
+        )
     }
 }
 

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolsmith::{Registry, ToolType};
 use toolsmith_agent::{
-    AgentError, LmError, MAX_CALLS_PER_REPLY, Predict, Question, QuestionAnswer, ReAct, Role,
-    ScriptedModel, Signature, ToolChoice,
+    AgentError, LmError, MAX_CALLS_PER_REPLY, Message, Predict, Question, QuestionAnswer, ReAct,
+    Reply, Role, ScriptedModel, Signature, ToolChoice, Usage,
 };
 
 /// Adds two integers.
@@ -498,4 +498,76 @@ fn predict_answers_a_one_string_signature_from_text() {
         .call(&question("Capital of France?"))
         .expect("an answer");
     assert_eq!(answer.output.answer, "Paris");
+}
+
+#[test]
+fn the_tokens_of_every_reply_are_summed_where_the_model_reports_them() {
+    let calls = |tool: &str, arguments| {
+        Message::tool_calls(vec![toolsmith_agent::ToolCall::new("c1", tool, arguments)])
+    };
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then(Reply::new(calls("add", json!({"a": 1, "b": 2}))).with_usage(Usage::new(100, 7)))
+            // A reply that reports nothing adds nothing.
+            .then_reply(calls("add", json!({"a": 3, "b": 4})))
+            .then(
+                Reply::new(calls("finish", json!({"answer": "10"}))).with_usage(Usage::new(130, 5)),
+            ),
+    );
+    let answer = agent(&lm)
+        .run(&question("1 + 2 + 3 + 4?"))
+        .expect("an answer");
+    assert_eq!(answer.lm_calls, 3);
+    assert_eq!(answer.usage, Some(Usage::new(230, 12)));
+    assert_eq!(answer.usage.map(|usage| usage.total_tokens()), Some(242));
+
+    let silent = Arc::new(ScriptedModel::new().then_call("finish", json!({"answer": "x"})));
+    assert_eq!(
+        agent(&silent).run(&question("?")).expect("an answer").usage,
+        None
+    );
+}
+
+#[test]
+fn tools_are_declared_and_coerced_in_the_models_dialect() {
+    /// Looks a city up.
+    #[toolsmith::tool]
+    fn lookup(city: String, country: Option<String>) -> String {
+        format!("{city} ({})", country.unwrap_or_default())
+    }
+    let mut tools = Registry::new();
+    tools.add(Arc::new(Lookup)).unwrap();
+    // A strict model sends `null` for an omitted optional, as its dialect asks: no repair.
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .dialect(toolsmith::Dialect::OpenAi { strict: true })
+            .then_call("lookup", json!({"city": "Paris", "country": null}))
+            .then_call("finish", json!({"answer": "ok"})),
+    );
+    let agent = ReAct::<QuestionAnswer>::new(lm, &tools).expect("an agent");
+    let answer = agent.run(&question("Where?")).expect("an answer");
+    assert_eq!(answer.trajectory[0].observation, "Paris ()");
+    assert!(
+        answer.trajectory[0].repairs.is_empty(),
+        "{:?}",
+        answer.trajectory[0].repairs
+    );
+
+    // A tool that cannot be declared in the model's dialect is refused when the agent is made.
+    #[derive(serde::Deserialize, ToolType)]
+    struct Tree {
+        children: Vec<Tree>,
+    }
+    /// Counts a tree's nodes.
+    #[toolsmith::tool]
+    fn count(tree: Tree) -> usize {
+        1 + tree.children.len()
+    }
+    let mut recursive = Registry::new();
+    recursive.add(Arc::new(Count)).unwrap();
+    let gemini = Arc::new(ScriptedModel::new().dialect(toolsmith::Dialect::Gemini));
+    let Err(error) = ReAct::<QuestionAnswer>::new(gemini, &recursive) else {
+        panic!("a recursive type cannot be declared to Gemini");
+    };
+    assert!(error.to_string().contains("count"), "{error}");
 }
