@@ -61,6 +61,8 @@ pub enum UsageError {
     Serve(String),
     /// The agent's base URL cannot be used.
     BaseUrl(String),
+    /// The agent's model cannot be asked as set up (no key for the provider's own API, say).
+    Model(String),
     /// An MCP server asked for with `--mcp` could not be started, listed or added.
     Upstream(String),
 }
@@ -126,6 +128,7 @@ impl fmt::Display for UsageError {
             }
             UsageError::Serve(why) => write!(f, "cannot serve MCP: {why}"),
             UsageError::BaseUrl(why) => write!(f, "--base-url: {why}"),
+            UsageError::Model(why) => write!(f, "agent: {why}"),
             UsageError::Upstream(why) => write!(f, "--mcp: {why}"),
         }
     }

@@ -68,12 +68,17 @@
 //!   tool and code ([`toolsmith::Stats`], its layer outside every other so that a caught panic
 //!   counts) and writes them to FILE: at once, on SIGUSR1 and when the server stops, each time
 //!   as a whole file renamed over the old one.
-//! - `agent [--base-url URL] [--model NAME] [--tools NAME]... [--max-steps N] [--json] QUESTION`:
-//!   the question answered by a model behind an OpenAI-compatible API, over the registered tools
-//!   (or those named), with [`toolsmith_agent::ReAct`]. The base URL and model default to
-//!   `OPENAI_BASE_URL` and `OPENAI_MODEL`, the key is `OPENAI_API_KEY`. Prints the answer, or with
-//!   `--json` `{"answer", "steps", "lm_calls"}`; no answer (too many steps, an HTTP error, an
-//!   unreachable server, a malformed reply) is exit 1 with the reason on stderr, never the key.
+//! - `agent [--provider openai|anthropic|gemini] [--base-url URL] [--model NAME] [--strict]
+//!   [--tools NAME]... [--max-steps N] [--json] QUESTION`: the question answered by a model over
+//!   the registered tools (or those named), with [`toolsmith_agent::ReAct`], through the
+//!   provider's own API ([`toolsmith_agent::OpenAiCompatible`], [`toolsmith_agent::Anthropic`],
+//!   [`toolsmith_agent::Gemini`]). The key is `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or
+//!   `GEMINI_API_KEY`; the model `OPENAI_MODEL`, `ANTHROPIC_MODEL` or `GEMINI_MODEL` unless
+//!   named; `--base-url` (or `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`) replaces the provider's
+//!   base URL, the client adding its API's path. Asking the provider's own API without a key is
+//!   a usage error. Prints the answer, or with `--json` `{"answer", "steps", "lm_calls",
+//!   "usage"}`; no answer (too many steps, an HTTP error, an unreachable server, a malformed
+//!   reply) is exit 1 with the reason on stderr, never the key.
 //!
 //! Exit codes ([`Exit`]): 0 success; 1 the tool arguments are invalid or the tool failed (the
 //! errors on stdout as JSON, or for `call` without `--json` the message on stderr); 2 a usage

@@ -2,6 +2,10 @@
 //! registry of test tools, and as the binary (for what it reads from the environment).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../../toolsmith-agent/tests/support/fake_anthropic.rs"]
+mod fake_anthropic;
+#[path = "../../toolsmith-agent/tests/support/fake_gemini.rs"]
+mod fake_gemini;
 #[path = "../../toolsmith-agent/tests/support/fake_openai.rs"]
 mod fake_openai;
 
@@ -175,12 +179,14 @@ fn an_unknown_tool_name_and_a_zero_step_limit_are_usage_errors() {
     assert_eq!(no_question.exit, Exit::Usage);
 }
 
-/// Runs the binary with only the given `OPENAI_*` variables set.
+/// Runs the binary with only the given provider variables set.
 fn binary(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     let mut command = Command::new(env!("CARGO_BIN_EXE_toolsmith"));
     command.arg("agent").args(args);
-    for name in ["OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL"] {
-        command.env_remove(name);
+    for provider in ["OPENAI", "ANTHROPIC", "GEMINI"] {
+        for name in ["BASE_URL", "API_KEY", "MODEL"] {
+            command.env_remove(format!("{provider}_{name}"));
+        }
     }
     command.envs(env.iter().copied());
     let out = command.output().expect("toolsmith runs");
@@ -253,12 +259,22 @@ fn an_unreachable_server_is_exit_1_naming_it() {
 }
 
 #[test]
-fn without_a_base_url_it_is_a_usage_error() {
-    let (code, stdout, stderr) = binary(&["?"], &[]);
-    assert_eq!((code, stdout.as_str()), (2, ""));
-    assert!(stderr.contains("--base-url <URL>"), "{stderr}");
+fn the_providers_own_api_without_a_key_is_a_usage_error_naming_the_variable() {
+    for (provider, variable) in [
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("gemini", "GEMINI_API_KEY"),
+    ] {
+        let (code, stdout, stderr) = binary(&["--provider", provider, "?"], &[]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+        assert!(
+            stderr.contains(&format!("{variable} is not set")),
+            "{provider}: {stderr}"
+        );
+    }
     let help = json!(binary(&["--help"], &[("OPENAI_API_KEY", KEY)]).1);
     assert!(!help.to_string().contains(KEY));
+    assert!(help.to_string().contains("anthropic"), "{help}");
 }
 
 #[test]
@@ -273,19 +289,22 @@ fn a_base_url_that_is_no_http_url_is_a_usage_error_naming_the_flag() {
         ("http://127.0.0.1:9/v1?key=1", "it has a query or fragment"),
     ];
     for (url, problem) in cases {
-        for (args, env) in [
-            (vec!["--base-url", url, "?"], vec![]),
-            (vec!["?"], vec![("OPENAI_BASE_URL", url)]),
-        ] {
-            let (code, stdout, stderr) = binary(&args, &env);
-            assert_eq!((code, stdout.as_str()), (2, ""), "{url}: {stderr}");
-            assert!(
-                stderr.contains(&format!(
-                    "invalid value '{url}' for '--base-url <URL>': {problem}"
-                )),
-                "{stderr}"
-            );
-        }
+        let (code, stdout, stderr) = binary(&["--base-url", url, "?"], &[]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{url}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "invalid value '{url}' for '--base-url <URL>': {problem}"
+            )),
+            "{stderr}"
+        );
+        let (code, stdout, stderr) = binary(&["?"], &[("OPENAI_BASE_URL", url)]);
+        assert_eq!((code, stdout.as_str()), (2, ""), "{url}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "--base-url: `{url}` is not an http(s) URL: {problem}"
+            )) && stderr.contains("(from OPENAI_BASE_URL)"),
+            "{stderr}"
+        );
     }
 }
 
@@ -332,4 +351,118 @@ fn an_agent_uses_an_mcp_servers_tools() {
         server.requests()[1].body["messages"][3]["content"],
         "The sum of 2 and 3 is 5."
     );
+}
+
+/// `--provider anthropic`: the Messages API spoken natively, the key as `x-api-key` from
+/// `ANTHROPIC_API_KEY`, the base URL from `ANTHROPIC_BASE_URL`, the model's default, and the
+/// usage summed in `--json`.
+#[test]
+fn the_anthropic_provider_speaks_the_messages_api_with_its_own_variables() {
+    let server = fake_anthropic::FakeServer::start(
+        Some(KEY),
+        vec![
+            fake_anthropic::Reply::tool_use(&[("toolu_1", "text_wc", json!({"text": "four"}))])
+                .usage(40, 9),
+            fake_anthropic::Reply::tool_use(&[("toolu_2", "finish", json!({"answer": "4"}))])
+                .usage(60, 5),
+        ],
+    );
+    let (code, stdout, stderr) = binary(
+        &["--provider", "anthropic", "--json", "How long is `four`?"],
+        &[
+            ("ANTHROPIC_BASE_URL", server.base_url()),
+            ("ANTHROPIC_API_KEY", KEY),
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(printed["answer"], "4");
+    assert_eq!(printed["steps"][0]["error"], Value::Null, "{printed}");
+    assert_eq!(
+        printed["usage"],
+        json!({"input_tokens": 100, "output_tokens": 14})
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for request in &requests {
+        assert_eq!(request.refused, None, "{request:?}");
+        assert_eq!(request.path, "/v1/messages");
+        assert_eq!(request.api_key.as_deref(), Some(KEY));
+        assert_eq!(request.body["model"], "claude-sonnet-4-5");
+    }
+    let declared = requests[0].body["tools"].as_array().expect("tools");
+    assert!(
+        declared
+            .iter()
+            .any(|tool| tool["name"] == "finish" && tool["input_schema"]["type"] == "object"),
+        "{declared:?}"
+    );
+    assert!(!stdout.contains(KEY) && !stderr.contains(KEY));
+}
+
+/// `--provider gemini`: generateContent spoken natively, the key as `x-goog-api-key` from
+/// `GEMINI_API_KEY`, `--base-url` in place of Google's, the model's default; every linked tool
+/// is declared in a schema the fake checks as strictly as the API does.
+#[test]
+fn the_gemini_provider_speaks_generate_content_with_its_own_variables() {
+    let server = fake_gemini::FakeGemini::serving(
+        "gemini-2.5-flash",
+        Some(KEY),
+        vec![
+            fake_gemini::Reply::calls(&[("text_wc", json!({"text": "one two"}))]).usage(70, 8),
+            fake_gemini::Reply::calls(&[("finish", json!({"answer": "2 words"}))]).usage(90, 6),
+        ],
+    );
+    let (code, stdout, stderr) = binary(
+        &[
+            "--provider",
+            "gemini",
+            "--base-url",
+            server.base_url(),
+            "--json",
+            "How many words in `one two`?",
+        ],
+        &[("GEMINI_API_KEY", KEY)],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("one JSON object");
+    assert_eq!(printed["answer"], "2 words");
+    assert!(
+        printed["steps"][0]["observation"]
+            .as_str()
+            .is_some_and(|observation| observation.contains('2')),
+        "{printed}"
+    );
+    assert_eq!(
+        printed["usage"],
+        json!({"input_tokens": 160, "output_tokens": 14})
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    for request in &requests {
+        assert_eq!(request.refused, None, "{request:?}");
+        assert_eq!(request.api_key.as_deref(), Some(KEY));
+    }
+    let declared = requests[0].body["tools"][0]["functionDeclarations"]
+        .as_array()
+        .expect("function declarations");
+    assert!(declared.len() > 10, "every linked tool: {declared:?}");
+    assert!(!stdout.contains(KEY) && !stderr.contains(KEY));
+}
+
+#[test]
+fn strict_tools_are_refused_for_gemini_before_any_request() {
+    let (code, stdout, stderr) = binary(
+        &[
+            "--provider",
+            "gemini",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--strict",
+            "?",
+        ],
+        &[],
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(stderr.contains("Gemini has no strict tools"), "{stderr}");
 }
