@@ -57,19 +57,21 @@ impl LanguageModel for Replay {
         toolsmith::Dialect::OpenAi { strict: false }
     }
 
-    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
+    fn complete<'a>(&'a self, request: Request<'a>) -> toolsmith_agent::LmFuture<'a> {
         let turn = request
             .messages
             .iter()
             .filter(|m| m.role == toolsmith_agent::Role::Assistant)
             .count();
-        self.0
+        let reply = self
+            .0
             .get(turn)
             .cloned()
             .map(Reply::new)
             .ok_or(LmError::ScriptExhausted {
                 replies: self.0.len(),
-            })
+            });
+        Box::pin(std::future::ready(reply))
     }
 }
 
@@ -190,7 +192,7 @@ fn main() -> ExitCode {
         ("messy, a repair and a rejected call", &messy_agent),
         ("4 parallel calls", &parallel_agent),
     ] {
-        match agent.run(&question) {
+        match agent.run_blocking(&question) {
             Ok(answer) => println!(
                 "  {name:<40} {} LM calls, {} tool calls",
                 answer.lm_calls,
@@ -209,17 +211,21 @@ fn main() -> ExitCode {
         "A question answered in 3 steps (2 tool calls + finish), model time excluded",
         vec![
             Case::new("hand-written loop (peer)", || hand_loop(&script, "q")),
-            Case::new("ReAct::run, 3 steps", || clean.run(&question).is_ok()),
+            Case::new("ReAct::run, 3 steps", || {
+                clean.run_blocking(&question).is_ok()
+            }),
             Case::new("ReAct::run, 3 steps, async tools", || {
-                clean_async.run(&question).is_ok()
+                clean_async.run_blocking(&question).is_ok()
             }),
             Case::new("ReAct::run, messy, 4 steps", || {
-                messy_agent.run(&question).is_ok()
+                messy_agent.run_blocking(&question).is_ok()
             }),
             Case::new("ReAct::run, 4 parallel calls, 2 steps", || {
-                parallel_agent.run(&question).is_ok()
+                parallel_agent.run_blocking(&question).is_ok()
             }),
-            Case::new("Predict::call, 1 step", || predict.call(&question).is_ok()),
+            Case::new("Predict::call, 1 step", || {
+                predict.call_blocking(&question).is_ok()
+            }),
         ],
     );
     if let [peer, clean, clean_async, messy, parallel, predict] = medians[..] {

@@ -62,7 +62,7 @@ impl Summarizer {
         // The call's own context: its caller's deadline and cancellation hold over the model.
         let answer = self
             .predict
-            .call_in(&Document { text }, ctx.clone())
+            .call_in_blocking(&Document { text }, ctx.clone())
             .map_err(|e| e.to_string())?;
         let Summary { summary, topics } = answer.output;
         Ok(format!("{summary} (topics: {})", topics.join(", ")))

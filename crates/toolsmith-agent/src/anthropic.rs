@@ -11,7 +11,7 @@ use crate::http::{
     BaseUrlError, ErrorShape, Post, Transport, abridge, check_base_url, json_body, kind,
     standard_message, transport_settings,
 };
-use crate::lm::{LanguageModel, LmError, Reply, Usage};
+use crate::lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// The version of the Messages API spoken (the `anthropic-version` header).
@@ -228,16 +228,17 @@ impl Anthropic {
     }
 }
 
-impl ErrorShape for Anthropic {
-    /// The `error.message` of Anthropic's error body after its `error.type`
-    /// (`overloaded_error: Overloaded`), else the standard shape's message or the body's start.
-    fn message(&self, body: &str) -> String {
+/// Anthropic's error body: its `error.type` and `error.message` (`overloaded_error:
+/// Overloaded`), else the standard shape's message or the body's start.
+const ERRORS: ErrorShape = ErrorShape {
+    message: |body| {
         serde_json::from_str::<Value>(body)
             .ok()
             .and_then(|body| error_message(&body))
             .unwrap_or_else(|| standard_message(body))
-    }
-}
+    },
+    retry_delay: |_| None,
+};
 
 impl LanguageModel for Anthropic {
     fn dialect(&self) -> Dialect {
@@ -248,25 +249,25 @@ impl LanguageModel for Anthropic {
 
     /// Asks the server, retrying 429 and 5xx answers; a request's deadline bounds every
     /// attempt's time, and a retry that could only begin after it is not made.
-    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
-        let url = self.url();
-        let body = self.request_body(request)?.to_string();
-        let mut headers: Vec<(&'static str, &str)> = vec![("anthropic-version", API_VERSION)];
-        if let Some(key) = &self.api_key {
-            headers.push(("x-api-key", key));
-        }
-        let secret = self.api_key.as_deref();
-        self.transport.exchange(
-            &Post {
-                url: &url,
-                headers: &headers,
-                body: &body,
-                secret,
+    fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let body = self.request_body(&request)?.to_string();
+            let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
+            if let Some(key) = &self.api_key {
+                headers.push(("x-api-key", key.clone()));
+            }
+            let post = Post {
+                url: self.url(),
+                headers,
+                body,
+                secret: self.api_key.clone(),
                 deadline: request.deadline,
-            },
-            self,
-            |text| parse_message(text, self.max_tokens),
-        )
+            };
+            let max_tokens = self.max_tokens;
+            self.transport
+                .exchange(post, ERRORS, |text| parse_message(text, max_tokens))
+                .await
+        })
     }
 }
 
@@ -665,10 +666,9 @@ mod tests {
 
     #[test]
     fn anthropic_errors_read_as_their_type_and_message() {
-        let client = Anthropic::new("http://x", "m").unwrap();
         let body = r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_1"}"#;
-        assert_eq!(client.message(body), "overloaded_error: Overloaded");
-        assert_eq!(client.message("upstream timeout"), "upstream timeout");
+        assert_eq!((ERRORS.message)(body), "overloaded_error: Overloaded");
+        assert_eq!((ERRORS.message)("upstream timeout"), "upstream timeout");
     }
 
     #[test]

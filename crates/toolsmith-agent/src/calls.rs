@@ -1,14 +1,13 @@
 //! The tool calls of one reply, run at once: each through the registry's layers with its own
 //! context (the model's `tool_call_id`, the run's deadline and cancellation), all their
-//! futures polled together under one [`block_on`], each answered in the reply's order.
+//! futures polled together in the run's own, each answered in the reply's order.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::Poll;
 
 use toolsmith::{
-    Arguments, Context, InsideRuntime, RegisteredTool, Registry, ToolError, ToolFuture, ToolResult,
-    block_on, did_you_mean,
+    Arguments, Context, RegisteredTool, Registry, ToolError, ToolFuture, ToolResult, did_you_mean,
 };
 
 use crate::message::ToolCall;
@@ -35,19 +34,17 @@ enum Slot<'c> {
 /// its own call id), and answers them in order: `None` in place of each `finish`. A call of a
 /// tool `tools` does not have is answered with the nearest name (`finish` included); calls past
 /// [`MAX_CALLS_PER_REPLY`] are answered without running. When `context` is cancelled, the calls
-/// still running are answered [`ToolError::Cancelled`] and left behind.
-///
-/// # Errors
-/// [`InsideRuntime`] when there is a tool to call and this thread is inside an async runtime.
-pub(crate) fn run(
+/// still running are answered [`ToolError::Cancelled`] and left behind (dropped: a blocking
+/// tool's thread ends when its tool returns).
+pub(crate) async fn run(
     tools: &Registry,
     context: &Context,
     calls: &[ToolCall],
-) -> Result<Vec<Option<ToolResult>>, InsideRuntime> {
+) -> Vec<Option<ToolResult>> {
     let (calls, refused) = calls.split_at(calls.len().min(MAX_CALLS_PER_REPLY));
     let mut slots: Vec<Slot<'_>> = calls.iter().map(|call| plan(tools, call)).collect();
     if slots.iter().any(|slot| matches!(slot, Slot::Waiting(..))) {
-        block_on(drive(tools, context, &mut slots))?;
+        drive(tools, context, &mut slots).await;
     }
     let mut answers: Vec<Option<ToolResult>> = slots
         .into_iter()
@@ -64,7 +61,7 @@ pub(crate) fn run(
             message: format!("not run: at most {MAX_CALLS_PER_REPLY} tool calls are run per reply"),
         }))
     }));
-    Ok(answers)
+    answers
 }
 
 fn plan<'c>(tools: &'c Registry, call: &'c ToolCall) -> Slot<'c> {

@@ -158,9 +158,9 @@ impl fmt::Display for AgentError {
                 trajectory.len()
             ),
             AgentError::InsideRuntime => f.write_str(
-                "the agent was run from inside an async runtime, where waiting for its tool \
-                 calls could deadlock it; run it on a thread that may block (tokio's \
-                 `spawn_blocking`)",
+                "the agent was run blocking from inside an async runtime, where waiting could \
+                 deadlock it; await `run` (or `call`) there instead, or run it on a thread \
+                 that may block (tokio's `spawn_blocking`)",
             ),
             AgentError::Signature(why) => write!(f, "the signature cannot be used: {why}"),
             AgentError::Input(why) => write!(f, "the input cannot be shown to the model: {why}"),

@@ -11,7 +11,7 @@ use crate::http::{
     BaseUrlError, ErrorShape, Post, Transport, abridge, check_base_url, json_body, kind,
     standard_message, transport_settings,
 };
-use crate::lm::{LanguageModel, LmError, Reply, Usage};
+use crate::lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A Gemini model behind Google's Gemini API (`generateContent`).
@@ -253,17 +253,12 @@ impl Gemini {
     }
 }
 
-impl ErrorShape for Gemini {
-    /// Google's `error.status` and `error.message`: `RESOURCE_EXHAUSTED: Quota exceeded ...`.
-    fn message(&self, body: &str) -> String {
-        google_message(body)
-    }
-
-    /// The `retryDelay` of a `google.rpc.RetryInfo` among the error's `details`.
-    fn retry_delay(&self, body: &str) -> Option<Duration> {
-        retry_info_delay(body)
-    }
-}
+/// Google's error body: its `error.status` and `error.message` (`RESOURCE_EXHAUSTED: Quota
+/// exceeded ...`), and the `retryDelay` of a `google.rpc.RetryInfo` among its `details`.
+const ERRORS: ErrorShape = ErrorShape {
+    message: google_message,
+    retry_delay: retry_info_delay,
+};
 
 impl LanguageModel for Gemini {
     fn dialect(&self) -> Dialect {
@@ -272,25 +267,23 @@ impl LanguageModel for Gemini {
 
     /// Asks the server, retrying 429 and 5xx answers; a request's deadline bounds every
     /// attempt's time, and a retry that could only begin after it is not made.
-    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
-        let url = self.url();
-        let body = self.request_body(request)?.to_string();
-        let headers: Vec<(&'static str, &str)> = self
-            .api_key
-            .iter()
-            .map(|key| ("x-goog-api-key", key.as_str()))
-            .collect();
-        self.transport.exchange(
-            &Post {
-                url: &url,
-                headers: &headers,
-                body: &body,
-                secret: self.api_key.as_deref(),
+    fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let body = self.request_body(&request)?.to_string();
+            let headers = self
+                .api_key
+                .iter()
+                .map(|key| ("x-goog-api-key", key.clone()))
+                .collect();
+            let post = Post {
+                url: self.url(),
+                headers,
+                body,
+                secret: self.api_key.clone(),
                 deadline: request.deadline,
-            },
-            self,
-            parse_response,
-        )
+            };
+            self.transport.exchange(post, ERRORS, parse_response).await
+        })
     }
 }
 

@@ -1,13 +1,17 @@
 //! The HTTP side every client shares ([`Transport`]): one JSON `POST`, its time bounded by the
-//! request's deadline, 429 and 5xx answers retried with backoff or as `Retry-After` asks, the
+//! request's deadline, 429 and 5xx answers retried with backoff or as the server asks, the
 //! body size bounded, and the API key kept out of every error.
 //!
-//! A client ([`OpenAiCompatible`](crate::OpenAiCompatible),
-//! [`Anthropic`](crate::Anthropic),
+//! A client ([`OpenAiCompatible`](crate::OpenAiCompatible), [`Anthropic`](crate::Anthropic),
 //! [`Gemini`](crate::Gemini)) owns only its wire format: the URL, the headers, the body it
 //! writes, the reply it reads and the shape of its API's errors ([`ErrorShape`]).
+//!
+//! Requests go through `reqwest` on tokio. A request made where no tokio runtime is running
+//! (a future polled by another executor) runs on a small runtime of the transport's own, so
+//! that a model can be asked from any executor.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
@@ -15,23 +19,27 @@ use serde_json::Value;
 use crate::lm::LmError;
 
 /// The most of a reply body read: a model's reply is far smaller.
-const BODY_LIMIT: u64 = 16 * 1024 * 1024;
+const BODY_LIMIT: usize = 16 * 1024 * 1024;
 /// The most of a server's error text quoted in an error.
 pub(crate) const QUOTE_LIMIT: usize = 500;
 
 /// How a client's API writes its errors.
-pub(crate) trait ErrorShape {
+#[derive(Clone, Copy)]
+pub(crate) struct ErrorShape {
     /// The server's own words in an error body (`error.message`, say), abridged; the body's
     /// start when it has no message in the API's shape.
-    fn message(&self, body: &str) -> String {
-        standard_message(body)
-    }
-
+    pub message: fn(&str) -> String,
     /// How long an error body asks to wait before retrying, where it says (Gemini's
     /// `RetryInfo.retryDelay`); a `Retry-After` header goes first.
-    fn retry_delay(&self, _body: &str) -> Option<Duration> {
-        None
-    }
+    pub retry_delay: fn(&str) -> Option<Duration>,
+}
+
+impl ErrorShape {
+    /// `{"error": {"message": ...}}`, with no wait asked in the body.
+    pub(crate) const STANDARD: ErrorShape = ErrorShape {
+        message: standard_message,
+        retry_delay: |_| None,
+    };
 }
 
 /// Why a base URL cannot be a client's: not an `http(s)` URL with a host, or one with a query
@@ -64,24 +72,22 @@ pub(crate) fn check_base_url(base_url: &str, path: &str) -> Result<(), BaseUrlEr
     if !base_url.contains("://") {
         return problem("it has no scheme (start it with http:// or https://)");
     }
-    let uri = match base_url.parse::<ureq::http::Uri>() {
-        Ok(uri) => uri,
+    let url = match reqwest::Url::parse(base_url) {
+        Ok(url) => url,
         Err(error) => return problem(&format!("it cannot be read as a URL ({error})")),
     };
-    match uri.scheme_str() {
-        None => return problem("it has no scheme (start it with http:// or https://)"),
-        Some(scheme)
-            if scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https") => {}
-        Some(scheme) => {
+    match url.scheme() {
+        "http" | "https" => {}
+        scheme => {
             return problem(&format!(
                 "its scheme is `{scheme}`; only http:// and https:// are spoken"
             ));
         }
     }
-    if uri.host().is_none_or(str::is_empty) {
+    if url.host_str().is_none_or(str::is_empty) {
         return problem("it has no host");
     }
-    if uri.query().is_some() || base_url.contains('#') {
+    if url.query().is_some() || base_url.contains('#') {
         return problem(&format!(
             "it has a query or fragment, and `{path}` goes after it"
         ));
@@ -90,183 +96,268 @@ pub(crate) fn check_base_url(base_url: &str, path: &str) -> Result<(), BaseUrlEr
 }
 
 /// One request to send.
-pub(crate) struct Post<'a> {
+pub(crate) struct Post {
     /// Where.
-    pub url: &'a str,
+    pub url: String,
     /// Headers besides `Content-Type: application/json`; their values may be secret.
-    pub headers: &'a [(&'static str, &'a str)],
+    pub headers: Vec<(&'static str, String)>,
     /// The JSON body.
-    pub body: &'a str,
+    pub body: String,
     /// The API key, replaced by `[redacted]` wherever a server or transport error quotes it.
-    pub secret: Option<&'a str>,
+    pub secret: Option<String>,
     /// When the answer is no longer wanted.
     pub deadline: Option<Instant>,
 }
 
 /// The time allowed per request, and how error answers are retried.
-#[derive(Clone)]
-pub(crate) struct Transport {
-    agent: ureq::Agent,
+#[derive(Debug, Clone, Copy)]
+struct Settings {
     timeout: Duration,
     retries: u32,
     backoff: Duration,
     max_retry_wait: Duration,
 }
 
+/// The HTTP client of every model client, and its settings.
+#[derive(Clone)]
+pub(crate) struct Transport {
+    settings: Settings,
+    /// Built at the first request (building one reads the platform's certificates).
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+}
+
 impl Default for Transport {
-    /// 60 s per request, 3 retries from 500 ms, `Retry-After` honoured up to 60 s.
+    /// 60 s per request, 3 retries from 500 ms, a wait of up to 60 s honoured.
     fn default() -> Self {
-        let timeout = Duration::from_secs(60);
         Transport {
-            agent: agent(timeout),
-            timeout,
-            retries: 3,
-            backoff: Duration::from_millis(500),
-            max_retry_wait: Duration::from_secs(60),
+            settings: Settings {
+                timeout: Duration::from_secs(60),
+                retries: 3,
+                backoff: Duration::from_millis(500),
+                max_retry_wait: Duration::from_secs(60),
+            },
+            client: Arc::default(),
         }
     }
 }
 
-impl std::fmt::Debug for Transport {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Debug for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Transport")
-            .field("timeout", &self.timeout)
-            .field("retries", &self.retries)
-            .field("backoff", &self.backoff)
-            .field("max_retry_wait", &self.max_retry_wait)
+            .field("timeout", &self.settings.timeout)
+            .field("retries", &self.settings.retries)
+            .field("backoff", &self.settings.backoff)
+            .field("max_retry_wait", &self.settings.max_retry_wait)
             .finish()
     }
 }
 
 impl Transport {
     pub(crate) fn set_timeout(&mut self, timeout: Duration) {
-        self.timeout = timeout;
-        self.agent = agent(timeout);
+        self.settings.timeout = timeout;
     }
 
     pub(crate) fn set_retries(&mut self, retries: u32) {
-        self.retries = retries;
+        self.settings.retries = retries;
     }
 
     pub(crate) fn set_backoff(&mut self, backoff: Duration) {
-        self.backoff = backoff;
+        self.settings.backoff = backoff;
     }
 
     pub(crate) fn set_max_retry_wait(&mut self, wait: Duration) {
-        self.max_retry_wait = wait;
+        self.settings.max_retry_wait = wait;
     }
 
     /// Sends `post`, retrying 429 and 5xx answers, and reads the body of the first success
     /// with `read`. The deadline bounds every attempt's time, and a retry that could only
     /// begin after it is not made. A reply `read` finds malformed is quoted in its error: the
     /// key is taken out of it too.
-    pub(crate) fn exchange<T>(
+    pub(crate) async fn exchange<T>(
         &self,
-        post: &Post<'_>,
-        errors: &dyn ErrorShape,
+        post: Post,
+        errors: ErrorShape,
         read: impl FnOnce(&str) -> Result<T, LmError>,
     ) -> Result<T, LmError> {
-        let text = self.post(post, errors)?;
+        let secret = post.secret.clone();
+        let text = self.send(post, errors).await?;
         read(&text).map_err(|error| match error {
             LmError::Malformed { reason } => LmError::Malformed {
-                reason: redact(&reason, post.secret),
+                reason: redact(&reason, secret.as_deref()),
             },
             other => other,
         })
     }
 
-    /// Sends `post`, retrying 429 and 5xx answers, and gives the body of the first success.
-    fn post(&self, post: &Post<'_>, errors: &dyn ErrorShape) -> Result<String, LmError> {
-        let left = || {
-            post.deadline
-                .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    /// Sends `post` on the tokio runtime this task runs in, or on the transport's own where
+    /// there is none: the body of the first success.
+    async fn send(&self, post: Post, errors: ErrorShape) -> Result<String, LmError> {
+        let client = match self.client.get_or_init(http_client) {
+            Ok(client) => client.clone(),
+            Err(reason) => {
+                return Err(LmError::Unreachable {
+                    url: post.url,
+                    reason: format!("no HTTP client could be made: {reason}"),
+                });
+            }
         };
-        let redact = |text: &str| redact(text, post.secret);
-        let mut attempts = 0u32;
-        loop {
-            attempts += 1;
-            let allowed = left().map_or(self.timeout, |left| left.min(self.timeout));
-            if allowed.is_zero() {
+        let work = post_with_retries(client, self.settings, post, errors);
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return work.await;
+        }
+        match own_runtime() {
+            Ok(runtime) => runtime.spawn(work).await.unwrap_or_else(|error| {
+                Err(LmError::Malformed {
+                    reason: format!("the request's task ended early: {error}"),
+                })
+            }),
+            Err(reason) => Err(LmError::Unreachable {
+                url: String::new(),
+                reason: format!("no runtime to send the request on: {reason}"),
+            }),
+        }
+    }
+}
+
+/// The HTTP client: TLS by rustls with the *ring* provider and the platform's certificate
+/// verifier, and no redirect followed, so that a key reaches only the URL it was given for.
+fn http_client() -> Result<reqwest::Client, String> {
+    use rustls_platform_verifier::BuilderVerifierExt as _;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| error.to_string())?
+        .with_platform_verifier()
+        .map_err(|error| error.to_string())?
+        .with_no_client_auth();
+    reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|error| error.to_string())
+}
+
+/// The runtime requests made outside any tokio runtime are sent on: one worker thread, made
+/// at the first such request.
+fn own_runtime() -> Result<&'static tokio::runtime::Runtime, String> {
+    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("toolsmith-agent-http")
+                .enable_all()
+                .build()
+                .map_err(|error| error.to_string())
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// The retry loop of [`Transport::exchange`].
+async fn post_with_retries(
+    client: reqwest::Client,
+    settings: Settings,
+    post: Post,
+    errors: ErrorShape,
+) -> Result<String, LmError> {
+    let left = || {
+        post.deadline
+            .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+    };
+    let redact = |text: &str| redact(text, post.secret.as_deref());
+    let mut attempts = 0u32;
+    loop {
+        attempts += 1;
+        let allowed = left().map_or(settings.timeout, |left| left.min(settings.timeout));
+        if allowed.is_zero() {
+            return Err(LmError::Timeout {
+                url: post.url.clone(),
+                after: allowed,
+            });
+        }
+        let answer = match tokio::time::timeout(allowed, attempt(&client, &post)).await {
+            Ok(answer) => answer?,
+            Err(_) => {
                 return Err(LmError::Timeout {
-                    url: post.url.to_owned(),
+                    url: post.url.clone(),
                     after: allowed,
                 });
             }
-            let answer = self.attempt(post, allowed)?;
-            if (200..300).contains(&answer.status) {
-                return Ok(answer.text);
-            }
-            let retryable = answer.status == 429 || (500..600).contains(&answer.status);
-            let failed = || LmError::Status {
-                status: answer.status,
-                message: redact(&errors.message(&answer.text)),
-                attempts,
-            };
-            if !retryable || attempts > self.retries {
-                return Err(failed());
-            }
-            let asked = answer
-                .retry_after
-                .or_else(|| errors.retry_delay(&answer.text));
-            let wait = self.wait_before_retry(attempts, answer.status, asked)?;
-            if left().is_some_and(|left| left <= wait) {
-                return Err(failed());
-            }
-            std::thread::sleep(wait);
+        };
+        if (200..300).contains(&answer.status) {
+            return Ok(answer.text);
         }
+        let retryable = answer.status == 429 || (500..600).contains(&answer.status);
+        let failed = || LmError::Status {
+            status: answer.status,
+            message: redact(&(errors.message)(&answer.text)),
+            attempts,
+        };
+        if !retryable || attempts > settings.retries {
+            return Err(failed());
+        }
+        let asked = answer
+            .retry_after
+            .or_else(|| (errors.retry_delay)(&answer.text));
+        let wait = wait_before_retry(&settings, attempts, answer.status, asked)?;
+        if left().is_some_and(|left| left <= wait) {
+            return Err(failed());
+        }
+        tokio::time::sleep(wait).await;
     }
+}
 
-    /// One request, allowed `allowed` from connecting to the reply's last byte.
-    fn attempt(&self, post: &Post<'_>, allowed: Duration) -> Result<Answer, LmError> {
-        let mut request = self
-            .agent
-            .post(post.url)
-            .config()
-            .timeout_global(Some(allowed))
-            .build()
-            .header("Content-Type", "application/json");
-        for (name, value) in post.headers {
-            request = request.header(*name, *value);
+/// One request, from connecting to the reply's last byte (at most [`BODY_LIMIT`] of it).
+async fn attempt(client: &reqwest::Client, post: &Post) -> Result<Answer, LmError> {
+    let mut request = client
+        .post(&post.url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(post.body.clone());
+    for (name, value) in &post.headers {
+        request = request.header(*name, value);
+    }
+    let fail = |error: reqwest::Error| transport_error(post, error);
+    let mut response = request.send().await.map_err(fail)?;
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(parse_retry_after);
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(fail)? {
+        if body.len() + chunk.len() > BODY_LIMIT {
+            return Err(LmError::Malformed {
+                reason: format!("the reply is larger than {BODY_LIMIT} bytes"),
+            });
         }
-        let fail = |error: &ureq::Error| transport_error(post, error, allowed);
-        let mut response = request.send(post.body).map_err(|e| fail(&e))?;
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|value| value.to_str().ok())
-            .and_then(parse_retry_after);
-        let text = response
-            .body_mut()
-            .with_config()
-            .limit(BODY_LIMIT)
-            .read_to_string()
-            .map_err(|e| fail(&e))?;
-        Ok(Answer {
+        body.extend_from_slice(&chunk);
+    }
+    Ok(Answer {
+        status,
+        retry_after,
+        text: String::from_utf8_lossy(&body).into_owned(),
+    })
+}
+
+/// How long to wait after the `attempts`-th request got `status`: what the server asked,
+/// else the backoff doubled for each attempt so far.
+fn wait_before_retry(
+    settings: &Settings,
+    attempts: u32,
+    status: u16,
+    asked: Option<Duration>,
+) -> Result<Duration, LmError> {
+    match asked {
+        Some(asked) if asked > settings.max_retry_wait => Err(LmError::RetryTooLate {
             status,
-            retry_after,
-            text,
-        })
-    }
-
-    /// How long to wait after the `attempts`-th request got `status`: what the server asked,
-    /// else the backoff doubled for each attempt so far.
-    fn wait_before_retry(
-        &self,
-        attempts: u32,
-        status: u16,
-        asked: Option<Duration>,
-    ) -> Result<Duration, LmError> {
-        match asked {
-            Some(asked) if asked > self.max_retry_wait => Err(LmError::RetryTooLate {
-                status,
-                retry_after: asked,
-            }),
-            Some(asked) => Ok(asked),
-            None => Ok(self
-                .backoff
-                .saturating_mul(1 << attempts.saturating_sub(1).min(16))),
-        }
+            retry_after: asked,
+        }),
+        Some(asked) => Ok(asked),
+        None => Ok(settings
+            .backoff
+            .saturating_mul(1 << attempts.saturating_sub(1).min(16))),
     }
 }
 
@@ -277,28 +368,29 @@ struct Answer {
     text: String,
 }
 
-fn agent(timeout: Duration) -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .timeout_global(Some(timeout))
-        // Error statuses are answers to read (the server's message, `Retry-After`).
-        .http_status_as_error(false)
-        .build()
-        .new_agent()
-}
-
-fn transport_error(post: &Post<'_>, error: &ureq::Error, allowed: Duration) -> LmError {
-    match error {
-        ureq::Error::Timeout(_) => LmError::Timeout {
-            url: post.url.to_owned(),
-            after: allowed,
-        },
-        ureq::Error::BodyExceedsLimit(limit) => LmError::Malformed {
-            reason: format!("the reply is larger than {limit} bytes"),
-        },
-        other => LmError::Unreachable {
-            url: post.url.to_owned(),
-            reason: redact(&other.to_string(), post.secret),
-        },
+/// A failed request in words: its causes, one after another (reqwest's own message names only
+/// the step that failed), the key taken out.
+fn transport_error(post: &Post, error: reqwest::Error) -> LmError {
+    if error.is_timeout() {
+        return LmError::Timeout {
+            url: post.url.clone(),
+            after: Duration::ZERO,
+        };
+    }
+    let error = error.without_url();
+    let mut reason = error.to_string();
+    let mut cause = std::error::Error::source(&error);
+    while let Some(next) = cause {
+        let words = next.to_string();
+        if !reason.contains(&words) {
+            reason.push_str(": ");
+            reason.push_str(&words);
+        }
+        cause = next.source();
+    }
+    LmError::Unreachable {
+        url: post.url.clone(),
+        reason: redact(&reason, post.secret.as_deref()),
     }
 }
 
@@ -425,18 +517,19 @@ mod tests {
     fn a_retry_waits_what_the_server_asks_else_a_doubling_backoff() {
         let mut transport = Transport::default();
         transport.set_backoff(Duration::from_millis(100));
+        let settings = transport.settings;
         let waits: Vec<_> = (1..=3)
-            .map(|attempt| transport.wait_before_retry(attempt, 503, None))
+            .map(|attempt| wait_before_retry(&settings, attempt, 503, None))
             .collect();
         let ms = Duration::from_millis;
         assert_eq!(waits, [Ok(ms(100)), Ok(ms(200)), Ok(ms(400))]);
         let asked = Some(Duration::from_secs(2));
         assert_eq!(
-            transport.wait_before_retry(1, 429, asked),
+            wait_before_retry(&settings, 1, 429, asked),
             Ok(Duration::from_secs(2))
         );
         let too_late = Some(Duration::from_secs(61));
-        assert!(transport.wait_before_retry(1, 429, too_late).is_err());
+        assert!(wait_before_retry(&settings, 1, 429, too_late).is_err());
     }
 
     #[test]

@@ -38,7 +38,7 @@
 //!
 //! let lm = Arc::new(ScriptedModel::new().then_call("finish", json!({"answer": "Paris"})));
 //! let answer = Predict::<QuestionAnswer>::new(lm)?
-//!     .call(&Question { question: "The capital of France?".into() })?;
+//!     .call_blocking(&Question { question: "The capital of France?".into() })?;
 //! assert_eq!(answer.output.answer, "Paris");
 //! # Ok::<(), toolsmith_agent::AgentError>(())
 //! ```
@@ -52,17 +52,19 @@
 //!
 //! # Runtime
 //!
-//! An agent is sync: [`ReAct::run`] blocks its thread, and its client is blocking. The calls
-//! of one reply are futures polled together by [`toolsmith::block_on`] on that thread; blocking
-//! (sync) tools run each on a thread of its own, so that one never holds up the others nor
-//! outlives the run's deadline. With the `tokio` feature, on by default, `block_on` polls them
-//! inside a current-thread tokio runtime of the calling thread: most async Rust tools are built
-//! on tokio (its timers and sockets, HTTP clients and database pools over them), and without a
-//! runtime their first timer or socket fails. The cost is tokio's scheduler in the build (which
-//! a program serving MCP has already); `default-features = false` leaves it out, for programs
-//! whose async tools need no runtime. An agent run from inside an async runtime, where its
-//! blocking could deadlock it, is refused ([`AgentError::InsideRuntime`], with the feature):
-//! run it on a thread that may block (tokio's `spawn_blocking`).
+//! An agent is async: [`ReAct::run`] and [`Predict::call`] are `Send` futures that any
+//! executor can poll, and [`ReAct::run_blocking`] and [`Predict::call_blocking`] wait for them
+//! on the calling thread (scripts, tests, the command line). The calls of one reply are futures
+//! polled together in the run's own; async tools are awaited there, with no thread hop, while
+//! blocking (sync) tools run each on a thread of its own, so that one never blocks the
+//! executor, holds up the others nor outlives the run's deadline. A model is asked through
+//! `reqwest` on tokio: on the runtime the run is polled in, or, where there is none (another
+//! executor), on a one-thread runtime of the clients' own. The blocking entry points poll the
+//! run inside a current-thread tokio runtime of the calling thread, so that tools built on
+//! tokio (its timers and sockets, HTTP clients and database pools over them) work there too,
+//! and are refused inside an async runtime, where blocking could deadlock it
+//! ([`AgentError::InsideRuntime`]): await the future there. Dropping a run's future abandons
+//! it: the model request in flight is dropped, as are the tool calls.
 //!
 //! This crate must never put an API key into an error, a log line or `Debug` output, and never
 //! let a model's reply crash the program: every malformed reply is an error, every tool failure
@@ -91,7 +93,7 @@ pub use declaration::ToolDeclaration;
 pub use error::{AgentError, Step};
 pub use gemini::Gemini;
 pub use http::BaseUrlError;
-pub use lm::{LanguageModel, LmError, Reply, Usage};
+pub use lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
 pub use openai::OpenAiCompatible;
 pub use react::{Answer, DEFAULT_TIMEOUT, Predict, ReAct};

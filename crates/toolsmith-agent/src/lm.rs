@@ -2,7 +2,9 @@
 //! ([`Reply`], with its [`Usage`]), and [`LmError`].
 
 use std::fmt;
+use std::future::Future;
 use std::ops::{Add, AddAssign};
+use std::pin::Pin;
 use std::time::Duration;
 
 use toolsmith::{Dialect, EnvelopeError};
@@ -27,16 +29,19 @@ pub trait LanguageModel: Send + Sync {
     /// asked for (a `null` for an omitted optional, in a strict one) is no repair.
     fn dialect(&self) -> Dialect;
 
-    /// The model's next message.
+    /// The model's next message, as a future any executor can poll.
     ///
     /// A request may carry a [`deadline`](Request::deadline): a model that waits on something
     /// (a server) stops waiting by then, so that an agent's run deadline holds over its model
-    /// calls too.
+    /// calls too. Dropping the future abandons the request.
     ///
     /// # Errors
     /// When the model cannot be reached or its reply cannot be read (see [`LmError`]).
-    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError>;
+    fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a>;
 }
+
+/// What [`LanguageModel::complete`] returns: a boxed `Send` future of the reply.
+pub type LmFuture<'a> = Pin<Box<dyn Future<Output = Result<Reply, LmError>> + Send + 'a>>;
 
 /// What a model answered: its message, and the tokens it counted where it says.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,7 +9,7 @@ use toolsmith::Dialect;
 use crate::http::{
     BaseUrlError, ErrorShape, Post, Transport, check_base_url, json_body, kind, transport_settings,
 };
-use crate::lm::{LanguageModel, LmError, Reply, Usage};
+use crate::lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A chat model behind an OpenAI-compatible `chat/completions` endpoint.
@@ -171,8 +171,6 @@ impl OpenAiCompatible {
     }
 }
 
-impl ErrorShape for OpenAiCompatible {}
-
 impl LanguageModel for OpenAiCompatible {
     fn dialect(&self) -> Dialect {
         Dialect::OpenAi {
@@ -182,25 +180,25 @@ impl LanguageModel for OpenAiCompatible {
 
     /// Asks the server, retrying 429 and 5xx answers; a request's deadline bounds every
     /// attempt's time, and a retry that could only begin after it is not made.
-    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
-        let url = self.url();
-        let body = self.request_body(request)?.to_string();
-        let authorization = self.api_key.as_ref().map(|key| format!("Bearer {key}"));
-        let headers: Vec<(&'static str, &str)> = authorization
-            .iter()
-            .map(|value| ("Authorization", value.as_str()))
-            .collect();
-        self.transport.exchange(
-            &Post {
-                url: &url,
-                headers: &headers,
-                body: &body,
-                secret: self.api_key.as_deref(),
+    fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let body = self.request_body(&request)?.to_string();
+            let headers = self
+                .api_key
+                .iter()
+                .map(|key| ("Authorization", format!("Bearer {key}")))
+                .collect();
+            let post = Post {
+                url: self.url(),
+                headers,
+                body,
+                secret: self.api_key.clone(),
                 deadline: request.deadline,
-            },
-            self,
-            parse_completion,
-        )
+            };
+            self.transport
+                .exchange(post, ErrorShape::STANDARD, parse_completion)
+                .await
+        })
     }
 }
 

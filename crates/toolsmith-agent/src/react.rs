@@ -1,7 +1,10 @@
 //! [`ReAct`]: a signature answered over tools by native tool calling, and [`Predict`]: a
 //! signature answered in one call. Both run the same loop ([`Engine`]).
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -76,7 +79,7 @@ pub struct Answer<O> {
 ///         .then_call("finish", json!({"answer": "42"})),
 /// );
 /// let agent = ReAct::<QuestionAnswer>::new(lm, &tools)?;
-/// let answer = agent.run(&Question { question: "What is 2 + 40?".into() })?;
+/// let answer = agent.run_blocking(&Question { question: "What is 2 + 40?".into() })?;
 /// assert_eq!(answer.output.answer, "42");
 /// assert_eq!(answer.trajectory[0].observation, "42");
 /// assert_eq!(answer.trajectory[0].repairs[0].code.as_str(), "int_from_string");
@@ -240,7 +243,10 @@ impl<S: Signature> ReAct<S> {
     ///
     /// # Errors
     /// As [`run_in`](Self::run_in).
-    pub fn run(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+    pub fn run(
+        &self,
+        input: &S::Input,
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
         self.run_in(input, Context::new())
     }
 
@@ -250,22 +256,22 @@ impl<S: Signature> ReAct<S> {
     /// an agent inside passes its own context on, so that its caller's deadline and
     /// cancellation hold over the agent it runs.
     ///
+    /// A future any executor can poll: async tools are polled in it, blocking ones run on
+    /// threads of their own (see [`offload`](Self::offload)), and the HTTP clients send on
+    /// tokio (the caller's runtime, else one of their own). Dropping it abandons the run.
+    ///
     /// # Errors
     /// [`AgentError::MaxSteps`] (with the trajectory) when the model has not answered within
     /// the steps; [`AgentError::DeadlinePassed`] and [`AgentError::Cancelled`] (with the
     /// trajectory) when the run's deadline passed or `context` was cancelled first;
     /// [`AgentError::Lm`] when the model cannot be asked; [`AgentError::Input`] when the input
-    /// does not serialize to an object; [`AgentError::InsideRuntime`] when run from inside an
-    /// async runtime.
+    /// does not serialize to an object.
     pub fn run_in(
         &self,
         input: &S::Input,
         context: Context,
-    ) -> Result<Answer<S::Output>, AgentError> {
-        if !self.tools.is_empty() && block_on(std::future::ready(())).is_err() {
-            return Err(AgentError::InsideRuntime);
-        }
-        Engine {
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
+        let engine = Engine {
             lm: self.lm.as_ref(),
             compiled: &self.compiled,
             tools: &self.tools,
@@ -273,8 +279,32 @@ impl<S: Signature> ReAct<S> {
             tool_choice: &self.tool_choice,
             max_steps: self.max_steps,
             context: run_context(context, &self.policy, self.timeout),
-        }
-        .run(input)
+        };
+        let opening = engine.opening(input);
+        async move { engine.run(opening?).await }
+    }
+
+    /// Answers `input`, blocking this thread until the answer ([`run`](Self::run) polled by
+    /// [`toolsmith::block_on`]): for scripts, tests and the command line.
+    ///
+    /// # Errors
+    /// As [`run_in`](Self::run_in), and [`AgentError::InsideRuntime`] when called from inside
+    /// an async runtime, where blocking could deadlock it: await [`run`](Self::run) there.
+    pub fn run_blocking(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+        self.run_in_blocking(input, Context::new())
+    }
+
+    /// Answers `input` in `context`, blocking this thread until the answer: what a blocking
+    /// tool that runs an agent inside calls, passing its own context on.
+    ///
+    /// # Errors
+    /// As [`run_blocking`](Self::run_blocking).
+    pub fn run_in_blocking(
+        &self,
+        input: &S::Input,
+        context: Context,
+    ) -> Result<Answer<S::Output>, AgentError> {
+        block_on(self.run_in(input, context)).map_err(|_| AgentError::InsideRuntime)?
     }
 }
 
@@ -329,7 +359,7 @@ fn run_context(context: Context, policy: &Policy, timeout: Duration) -> Context 
 ///         .then_call("finish", json!({"positive": "true", "stars": "4"})),
 /// );
 /// let rate = Predict::<Rate>::new(lm.clone())?;
-/// let answer = rate.call(&Review { text: "Lovely.".into() })?;
+/// let answer = rate.call_blocking(&Review { text: "Lovely.".into() })?;
 /// assert!(answer.output.positive);
 /// assert_eq!(answer.output.stars, 4);
 /// assert_eq!(answer.lm_calls, 2);
@@ -341,6 +371,8 @@ fn run_context(context: Context, policy: &Policy, timeout: Duration) -> Context 
 pub struct Predict<S: Signature> {
     lm: Arc<dyn LanguageModel>,
     compiled: Compiled<S>,
+    /// No tools: only `finish` is declared.
+    tools: Registry,
     declarations: Vec<ToolDeclaration>,
     tool_choice: ToolChoice,
     attempts: usize,
@@ -360,6 +392,7 @@ impl<S: Signature> Predict<S> {
         Ok(Predict {
             lm,
             compiled,
+            tools: Registry::new(),
             declarations,
             tool_choice: ToolChoice::Tool(FINISH.to_owned()),
             attempts: 3,
@@ -392,7 +425,10 @@ impl<S: Signature> Predict<S> {
     ///
     /// # Errors
     /// As [`call_in`](Self::call_in).
-    pub fn call(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+    pub fn call(
+        &self,
+        input: &S::Input,
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
         self.call_in(input, Context::new())
     }
 
@@ -408,27 +444,52 @@ impl<S: Signature> Predict<S> {
         &self,
         input: &S::Input,
         context: Context,
-    ) -> Result<Answer<S::Output>, AgentError> {
-        let tools = Registry::new();
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
         let engine = Engine {
             lm: self.lm.as_ref(),
             compiled: &self.compiled,
-            tools: &tools,
+            tools: &self.tools,
             declarations: &self.declarations,
             tool_choice: &self.tool_choice,
             max_steps: self.attempts,
             context: run_context(context, &self.policy, self.timeout),
         };
-        engine.run(input).map_err(|error| match error {
-            AgentError::MaxSteps { trajectory, .. } => AgentError::NoAnswer {
-                attempts: self.attempts,
-                problem: trajectory
-                    .last()
-                    .map_or_else(|| self.compiled.nudge(), |step| step.observation.clone()),
-                trajectory,
-            },
-            other => other,
-        })
+        let opening = engine.opening(input);
+        async move {
+            engine.run(opening?).await.map_err(|error| match error {
+                AgentError::MaxSteps { trajectory, .. } => AgentError::NoAnswer {
+                    attempts: self.attempts,
+                    problem: trajectory
+                        .last()
+                        .map_or_else(|| self.compiled.nudge(), |step| step.observation.clone()),
+                    trajectory,
+                },
+                other => other,
+            })
+        }
+    }
+
+    /// Answers `input`, blocking this thread until the answer ([`call`](Self::call) polled by
+    /// [`toolsmith::block_on`]).
+    ///
+    /// # Errors
+    /// As [`call_in`](Self::call_in), and [`AgentError::InsideRuntime`] when called from
+    /// inside an async runtime: await [`call`](Self::call) there.
+    pub fn call_blocking(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
+        self.call_in_blocking(input, Context::new())
+    }
+
+    /// Answers `input` in `context`, blocking this thread until the answer: what a blocking
+    /// tool that asks a model inside calls, passing its own context on.
+    ///
+    /// # Errors
+    /// As [`call_blocking`](Self::call_blocking).
+    pub fn call_in_blocking(
+        &self,
+        input: &S::Input,
+        context: Context,
+    ) -> Result<Answer<S::Output>, AgentError> {
+        block_on(self.call_in(input, context)).map_err(|_| AgentError::InsideRuntime)?
     }
 }
 
@@ -445,24 +506,39 @@ struct Engine<'a, S: Signature> {
 }
 
 impl<S: Signature> Engine<'_, S> {
-    fn run(&self, input: &S::Input) -> Result<Answer<S::Output>, AgentError> {
-        let policy = self.context.policy();
-        let mut messages = vec![
+    /// The conversation's first messages: the instructions and the input. Made before the run
+    /// starts, so that the run's future holds no reference to the input.
+    fn opening(&self, input: &S::Input) -> Result<Vec<Message>, AgentError> {
+        Ok(vec![
             Message::system(self.compiled.system_prompt(!self.tools.is_empty())),
             Message::user(self.compiled.user_message(input)?),
-        ];
+        ])
+    }
+
+    async fn run(&self, mut messages: Vec<Message>) -> Result<Answer<S::Output>, AgentError> {
+        let policy = self.context.policy();
         let mut trajectory = Vec::new();
         let mut usage: Option<Usage> = None;
         for step in 1..=self.max_steps {
             if let Some(stop) = self.stopped(&mut trajectory, step - 1) {
                 return Err(stop);
             }
-            let asked = self.lm.complete(&Request {
+            let request = Request {
                 messages: &messages,
                 tools: self.declarations,
                 tool_choice: self.tool_choice,
                 deadline: self.context.deadline(),
-            });
+            };
+            // A cancelled run stops waiting for the model at once.
+            let Some(asked) = until_cancelled(&self.context, self.lm.complete(request)).await
+            else {
+                return Err(self
+                    .stopped(&mut trajectory, step)
+                    .unwrap_or(AgentError::Cancelled {
+                        trajectory: std::mem::take(&mut trajectory),
+                        lm_calls: step,
+                    }));
+            };
             let reply = match asked {
                 Ok(reply) => {
                     if let Some(used) = reply.usage {
@@ -503,8 +579,7 @@ impl<S: Signature> Engine<'_, S> {
                 messages.push(Message::user(feedback));
                 continue;
             }
-            let observed = calls::run(self.tools, &self.context, &reply.tool_calls)
-                .map_err(|_| AgentError::InsideRuntime)?;
+            let observed = calls::run(self.tools, &self.context, &reply.tool_calls).await;
             let mut answer = None;
             let mut results = Vec::with_capacity(reply.tool_calls.len());
             for (call, observed) in reply.tool_calls.iter().zip(observed) {
@@ -562,6 +637,22 @@ impl<S: Signature> Engine<'_, S> {
             None
         }
     }
+}
+
+/// `future`'s output, or `None` once `context` is cancelled first (the future is dropped).
+async fn until_cancelled<F: Future>(context: &Context, future: F) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let mut cancelled = context.cancelled();
+    std::future::poll_fn(move |cx| {
+        if let Poll::Ready(output) = future.as_mut().poll(cx) {
+            return Poll::Ready(Some(output));
+        }
+        match Pin::new(&mut cancelled).poll(cx) {
+            Poll::Ready(()) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    })
+    .await
 }
 
 /// The step a tool call's result makes: its output as a tool message can carry it.

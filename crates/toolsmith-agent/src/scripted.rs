@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::Value;
 use toolsmith::Dialect;
 
-use crate::lm::{LanguageModel, LmError, Reply};
+use crate::lm::{LanguageModel, LmError, LmFuture, Reply};
 use crate::message::{Message, Request, ToolCall, ToolChoice};
 
 /// A model that gives its scripted replies in order and records every request it was asked.
@@ -24,12 +24,12 @@ use crate::message::{Message, Request, ToolCall, ToolChoice};
 /// let lm = ScriptedModel::new()
 ///     .then_call("add", json!({"a": 1, "b": 2}))
 ///     .then_text("3");
-/// let ask = |lm: &ScriptedModel| lm.complete(&Request {
+/// let ask = |lm: &ScriptedModel| toolsmith::block_on(lm.complete(Request {
 ///     messages: &[Message::user("1 + 2?")],
 ///     tools: &[],
 ///     tool_choice: &ToolChoice::Auto,
 ///     deadline: None,
-/// });
+/// })).expect("outside a runtime");
 /// assert_eq!(ask(&lm)?.message.tool_calls[0].name, "add");
 /// assert_eq!(ask(&lm)?.message.content.as_deref(), Some("3"));
 /// assert!(ask(&lm).is_err());
@@ -140,7 +140,7 @@ impl LanguageModel for ScriptedModel {
         self.dialect.unwrap_or(Dialect::OpenAi { strict: false })
     }
 
-    fn complete(&self, request: &Request<'_>) -> Result<Reply, LmError> {
+    fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
         let mut state = self.state();
         state.requests.push(Recorded {
             messages: request.messages.to_vec(),
@@ -154,11 +154,13 @@ impl LanguageModel for ScriptedModel {
         });
         let index = state.next;
         state.next += 1;
-        self.script
+        let reply = self
+            .script
             .get(index)
             .cloned()
             .unwrap_or(Err(LmError::ScriptExhausted {
                 replies: self.script.len(),
-            }))
+            }));
+        Box::pin(std::future::ready(reply))
     }
 }

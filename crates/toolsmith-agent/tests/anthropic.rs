@@ -3,9 +3,13 @@
 //! failures, malformed replies, and the key kept out of everything.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/blocking.rs"]
+mod blocking;
+
 #[path = "support/fake_anthropic.rs"]
 mod fake_anthropic;
 
+use blocking::CompleteBlocking;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,7 +47,7 @@ fn ask_with(
     tools: &[ToolDeclaration],
     tool_choice: &ToolChoice,
 ) -> Result<toolsmith_agent::Reply, LmError> {
-    client.complete(&Request {
+    client.complete_blocking(Request {
         messages,
         tools,
         tool_choice,
@@ -98,7 +102,7 @@ fn a_run_calls_tools_with_object_input_answers_them_in_one_turn_and_finishes() {
         ],
     );
     let answer = agent(&server)
-        .run(&question("2 + 3, and 1 + 1?"))
+        .run_blocking(&question("2 + 3, and 1 + 1?"))
         .expect("an answer");
     assert_eq!(answer.output.answer, "5 and 2");
     assert_eq!(answer.lm_calls, 2);
@@ -225,7 +229,7 @@ fn a_named_tool_choice_is_a_tool_choice_of_type_tool_and_no_tools_send_none() {
     );
     let answer = Predict::<QuestionAnswer>::new(Arc::new(client(&server)))
         .expect("a predictor")
-        .call(&question("The capital of France?"))
+        .call_blocking(&question("The capital of France?"))
         .expect("an answer");
     assert_eq!(answer.output.answer, "Paris");
     let body = accepted_body(&server, 0);
@@ -435,8 +439,8 @@ fn a_reply_cut_off_mid_call_ends_a_run_rather_than_answering() {
         )],
     );
     // The same call, complete, is an answer; cut off by `max_tokens`, it is not.
-    assert!(agent(&complete).run(&question("?")).is_ok());
-    let error = agent(&cut).run(&question("?")).unwrap_err();
+    assert!(agent(&complete).run_blocking(&question("?")).is_ok());
+    let error = agent(&cut).run_blocking(&question("?")).unwrap_err();
     assert!(
         matches!(error, AgentError::Lm(LmError::Malformed { .. })),
         "{error:?}"
@@ -460,7 +464,7 @@ fn the_key_never_appears_in_an_error_or_debug_output() {
     let client = client(&server);
     let debug = format!("{client:?}");
     assert!(!debug.contains(KEY), "{debug}");
-    let error = agent(&server).run(&question("?")).unwrap_err();
+    let error = agent(&server).run_blocking(&question("?")).unwrap_err();
     assert_eq!(
         error.to_string(),
         "the model server answered HTTP 401: authentication_error: invalid x-api-key: [redacted]"

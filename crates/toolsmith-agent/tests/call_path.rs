@@ -29,14 +29,12 @@ fn registry(tools: Vec<Arc<dyn toolsmith::Tool>>) -> Registry {
 }
 
 /// Echoes a text after a moment on tokio's timer (which needs a tokio runtime to poll it).
-#[cfg(feature = "tokio")]
 #[toolsmith::tool]
 async fn later(text: String) -> String {
     tokio::time::sleep(Duration::from_millis(20)).await;
     format!("later: {text}")
 }
 
-#[cfg(feature = "tokio")]
 #[test]
 fn an_async_tool_on_tokio_is_called_and_its_answer_read() {
     let lm = Arc::new(
@@ -46,7 +44,7 @@ fn an_async_tool_on_tokio_is_called_and_its_answer_read() {
     );
     let agent =
         ReAct::<QuestionAnswer>::new(lm.clone(), &registry(vec![Arc::new(Later)])).expect("agent");
-    let answer = agent.run(&question()).expect("an answer");
+    let answer = agent.run_blocking(&question()).expect("an answer");
     assert_eq!(answer.trajectory[0].observation, "later: hi");
     assert_eq!(answer.trajectory[0].error, None);
     let second = &lm.requests()[1].messages;
@@ -72,7 +70,7 @@ fn the_models_tool_call_id_reaches_the_tools_context() {
     );
     let agent =
         ReAct::<QuestionAnswer>::new(lm, &registry(vec![Arc::new(WhichCall)])).expect("agent");
-    let answer = agent.run(&question()).expect("an answer");
+    let answer = agent.run_blocking(&question()).expect("an answer");
     let observations: Vec<&str> = answer
         .trajectory
         .iter()
@@ -118,7 +116,7 @@ fn the_run_deadline_reaches_the_tool_and_a_slow_tool_past_it_is_cancelled_and_re
         .expect("agent")
         .timeout(Duration::from_millis(300));
     let before = Instant::now();
-    let error = agent.run(&question()).unwrap_err();
+    let error = agent.run_blocking(&question()).unwrap_err();
     let after = Instant::now();
     assert!(
         after - before < Duration::from_secs(5),
@@ -187,7 +185,7 @@ fn a_blocking_tool_past_the_deadline_does_not_hold_the_run_and_sees_its_cancella
         .expect("agent")
         .timeout(Duration::from_millis(200));
     let started = Instant::now();
-    let error = agent.run(&question()).unwrap_err();
+    let error = agent.run_blocking(&question()).unwrap_err();
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -212,7 +210,7 @@ fn a_timeout_layer_of_the_registry_cuts_a_slow_call_and_the_model_reads_why() {
     let tools = registry(vec![Arc::new(SlowAsync(Arc::default()))])
         .with_layer(Timeout::new(Duration::from_millis(100)));
     let agent = ReAct::<QuestionAnswer>::new(lm.clone(), &tools).expect("agent");
-    let answer = agent.run(&question()).expect("an answer");
+    let answer = agent.run_blocking(&question()).expect("an answer");
     let step = &answer.trajectory[0];
     assert_eq!(step.error, Some("timed_out"));
     assert!(
@@ -245,7 +243,7 @@ fn an_image_a_tool_returns_is_dropped_with_a_note_the_model_reads_and_kept_in_th
     );
     let agent =
         ReAct::<QuestionAnswer>::new(lm.clone(), &registry(vec![Arc::new(Chart)])).expect("agent");
-    let answer = agent.run(&question()).expect("an answer");
+    let answer = agent.run_blocking(&question()).expect("an answer");
     let step = &answer.trajectory[0];
     let note = "The chart:\n[an image/png of 1,234 bytes was returned but cannot be shown]";
     assert_eq!(step.observation, note);
@@ -298,7 +296,7 @@ fn async_calls_of_one_reply_run_together_and_are_answered_by_tool_call_id_in_ord
     let agent = ReAct::<QuestionAnswer>::new(lm.clone(), &tools)
         .expect("agent")
         .timeout(Duration::from_secs(10));
-    let answer = agent.run(&question()).expect("an answer");
+    let answer = agent.run_blocking(&question()).expect("an answer");
     // One after the other, `wait_for_go` would have waited for the deadline.
     assert_eq!(*relay.ended.lock().unwrap(), ["go", "wait_for_go"]);
     let requests = lm.requests();
@@ -365,7 +363,7 @@ fn a_blocking_tool_runs_off_the_thread_that_polls_the_async_calls() {
         .expect("two tools");
     let answer = ReAct::<QuestionAnswer>::new(lm, &tools)
         .expect("agent")
-        .run(&question())
+        .run_blocking(&question())
         .expect("an answer");
     // Run on the polling thread, the blocking tool would have kept `raise_flag` from running.
     assert_eq!(answer.trajectory[0].observation, "raised");
@@ -389,7 +387,9 @@ fn request_data_of_the_runs_context_reaches_every_tool_call() {
     );
     let agent = ReAct::<QuestionAnswer>::new(lm, &registry(vec![Arc::new(Greet)])).expect("agent");
     let context = Context::new().with_data(Principal("ada".into()));
-    let answer = agent.run_in(&question(), context).expect("an answer");
+    let answer = agent
+        .run_in_blocking(&question(), context)
+        .expect("an answer");
     assert_eq!(answer.trajectory[0].observation, "hello, ada");
 }
 
@@ -400,7 +400,7 @@ fn a_run_in_a_cancelled_context_ends_before_the_model_is_asked() {
     let token = CancellationToken::new();
     token.cancel();
     let error = agent
-        .run_in(&question(), Context::new().with_cancellation(token))
+        .run_in_blocking(&question(), Context::new().with_cancellation(token))
         .unwrap_err();
     assert!(
         matches!(error, AgentError::Cancelled { lm_calls: 0, .. }),
@@ -424,7 +424,7 @@ fn cancelling_a_run_cancels_the_tool_calls_it_is_waiting_for() {
     };
     let started = Instant::now();
     let error = agent
-        .run_in(&question(), Context::new().with_cancellation(token))
+        .run_in_blocking(&question(), Context::new().with_cancellation(token))
         .unwrap_err();
     canceller.join().unwrap();
     assert!(started.elapsed() < Duration::from_secs(5));
@@ -443,7 +443,7 @@ fn the_runs_deadline_reaches_the_model_request() {
     Predict::<QuestionAnswer>::new(lm.clone())
         .expect("predictor")
         .timeout(timeout)
-        .call(&question())
+        .call_blocking(&question())
         .expect("an answer");
     let deadline = lm.requests()[0].deadline.expect("a deadline");
     assert!(before + timeout <= deadline && deadline <= Instant::now() + timeout);
@@ -466,16 +466,15 @@ fn the_calls_go_through_the_registrys_own_layers() {
     );
     ReAct::<QuestionAnswer>::new(lm, &tools)
         .expect("agent")
-        .run(&question())
+        .run_blocking(&question())
         .expect("an answer");
     let snapshot = stats.snapshot();
     assert_eq!(snapshot["tools"]["add"]["calls"], 1);
     assert_eq!(snapshot["tools"]["add"]["repairs"]["int_from_string"], 1);
 }
 
-#[cfg(feature = "tokio")]
 #[test]
-fn a_run_from_inside_an_async_runtime_is_refused_before_the_model_is_asked() {
+fn a_blocking_run_from_inside_an_async_runtime_is_refused_before_the_model_is_asked() {
     let lm = Arc::new(ScriptedModel::new().then_call("finish", json!({"answer": "x"})));
     let agent =
         ReAct::<QuestionAnswer>::new(lm.clone(), &registry(vec![Arc::new(Add)])).expect("agent");
@@ -483,11 +482,42 @@ fn a_run_from_inside_an_async_runtime_is_refused_before_the_model_is_asked() {
         .build()
         .expect("a runtime");
     let error = runtime
-        .block_on(async { agent.run(&question()) })
+        .block_on(async { agent.run_blocking(&question()) })
         .unwrap_err();
     assert_eq!(error, AgentError::InsideRuntime);
-    assert!(error.to_string().contains("spawn_blocking"), "{error}");
+    assert!(error.to_string().contains("await `run`"), "{error}");
     assert!(lm.requests().is_empty());
+}
+
+/// The run awaited in a runtime: an async tool on tokio's timer polled where the run is, a
+/// sync tool on a thread of its own, in one reply.
+#[test]
+fn a_run_is_a_future_awaited_inside_a_runtime() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls([
+                ("later", json!({"text": "hi"})),
+                ("add", json!({"a": 2, "b": "40"})),
+            ])
+            .then_call("finish", json!({"answer": "done"})),
+    );
+    let agent =
+        ReAct::<QuestionAnswer>::new(lm.clone(), &registry(vec![Arc::new(Later), Arc::new(Add)]))
+            .expect("agent");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let answer = runtime
+        .block_on(async { agent.run(&question()).await })
+        .expect("an answer");
+    assert_eq!(answer.output.answer, "done");
+    let observations: Vec<&str> = answer
+        .trajectory
+        .iter()
+        .map(|step| step.observation.as_str())
+        .collect();
+    assert_eq!(observations, ["later: hi", "42"]);
 }
 
 /// Answers a question with an agent of its own.
@@ -501,7 +531,7 @@ impl Delegate {
     fn ask(&self, question: String, ctx: &Context) -> Result<String, String> {
         let answer = self
             .agent
-            .run_in(&Question { question }, ctx.clone())
+            .run_in_blocking(&Question { question }, ctx.clone())
             .map_err(|e| e.to_string())?;
         Ok(answer.output.answer)
     }
@@ -525,7 +555,7 @@ fn a_sync_tool_may_run_an_agent_of_its_own_in_its_calls_context() {
     let outer = ReAct::<QuestionAnswer>::new(outer_lm, &tools)
         .expect("outer agent")
         .timeout(Duration::from_secs(30));
-    let answer = outer.run(&question()).expect("an answer");
+    let answer = outer.run_blocking(&question()).expect("an answer");
     assert_eq!(answer.trajectory[0].observation, "four");
     // The outer run's deadline held over the inner one's model requests.
     let inner_deadline = inner_lm.requests()[0].deadline.expect("a deadline");

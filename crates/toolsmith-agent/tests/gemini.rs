@@ -3,9 +3,13 @@
 //! HTTP.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/blocking.rs"]
+mod blocking;
+
 #[path = "support/fake_gemini.rs"]
 mod fake_gemini;
 
+use blocking::CompleteBlocking;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,8 +19,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use toolsmith::{Describe, Registry};
 use toolsmith_agent::{
-    AgentError, Gemini, LanguageModel, LmError, Message, Question, QuestionAnswer, ReAct, Request,
-    ToolChoice, ToolDeclaration, Usage,
+    AgentError, Gemini, LmError, Message, Question, QuestionAnswer, ReAct, Request, ToolChoice,
+    ToolDeclaration, Usage,
 };
 
 /// Adds two integers.
@@ -64,7 +68,7 @@ fn client(server: &FakeGemini) -> Gemini {
 
 fn ask(client: &Gemini) -> Result<Message, LmError> {
     client
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &[Message::user("hi")],
             tools: &[],
             tool_choice: &ToolChoice::Auto,
@@ -103,7 +107,9 @@ fn a_run_sends_the_key_in_a_header_and_each_result_named_after_its_call() {
         .usage(120, 30),
         Reply::calls(&[("finish", json!({"answer": "42"}))]).usage(180, 12),
     ]);
-    let answer = agent(&server).run(&question("2 + 40?")).expect("an answer");
+    let answer = agent(&server)
+        .run_blocking(&question("2 + 40?"))
+        .expect("an answer");
     assert_all_taken(&server);
     assert_eq!(answer.output.answer, "42");
     assert_eq!(answer.lm_calls, 2);
@@ -181,7 +187,7 @@ fn gemini_3_call_ids_and_signatures_go_back_and_thoughts_are_not_text() {
         ]),
     ]);
     let answer = agent(&server)
-        .run(&question("20 + 22?"))
+        .run_blocking(&question("20 + 22?"))
         .expect("an answer");
     assert_all_taken(&server);
     assert_eq!(answer.output.answer, "42");
@@ -224,7 +230,9 @@ fn declarations_with_optional_nested_enum_and_map_fields_pass_the_strict_schema_
         Reply::calls(&[("finish", json!({"answer": "planned"}))]),
     ]);
     let agent = ReAct::<QuestionAnswer>::new(Arc::new(client(&server)), &tools).unwrap();
-    let answer = agent.run(&question("Plan a trip.")).expect("an answer");
+    let answer = agent
+        .run_blocking(&question("Plan a trip."))
+        .expect("an answer");
     assert_all_taken(&server);
     assert_eq!(answer.output.answer, "planned");
     assert_eq!(
@@ -372,7 +380,7 @@ fn a_call_sent_back_without_its_signature_is_refused_as_the_real_api_does() {
     ]);
     let client = client(&server);
     let first = client
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &[Message::user("1 + 2?")],
             tools: &[ToolDeclaration::of(&Add)],
             tool_choice: &ToolChoice::Auto,
@@ -390,7 +398,7 @@ fn a_call_sent_back_without_its_signature_is_refused_as_the_real_api_does() {
         Message::tool_result(&first.tool_calls[0].id, "3"),
     ];
     let error = client
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &forgotten,
             tools: &[ToolDeclaration::of(&Add)],
             tool_choice: &ToolChoice::Auto,
@@ -409,7 +417,7 @@ fn a_call_sent_back_without_its_signature_is_refused_as_the_real_api_does() {
         Message::tool_result(&first.tool_calls[0].id, "3"),
     ];
     let reply = client
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &messages,
             tools: &[ToolDeclaration::of(&Add)],
             tool_choice: &ToolChoice::Auto,
@@ -425,7 +433,7 @@ fn required_and_named_tool_choices_are_function_calling_modes() {
     let client = client(&server);
     for choice in [ToolChoice::Required, ToolChoice::Tool("add".into())] {
         client
-            .complete(&Request {
+            .complete_blocking(Request {
                 messages: &[Message::system("Be brief."), Message::user("hi")],
                 tools: &[ToolDeclaration::of(&Add)],
                 tool_choice: &choice,
@@ -550,7 +558,7 @@ fn the_key_never_appears_in_an_error_the_url_or_debug_output() {
         Reply::text("never asked"),
     ]);
     let client = client(&server);
-    let error = agent(&server).run(&question("?")).unwrap_err();
+    let error = agent(&server).run_blocking(&question("?")).unwrap_err();
     let AgentError::Lm(LmError::Status {
         status, attempts, ..
     }) = &error
@@ -626,7 +634,7 @@ fn a_tool_gemini_cannot_declare_fails_before_anything_is_sent() {
     }
     let server = FakeGemini::start(vec![Reply::text("never asked")]);
     let error = client(&server)
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &[Message::user("hi")],
             tools: &[ToolDeclaration::new(
                 "9lives",
@@ -667,7 +675,7 @@ fn a_request_deadline_bounds_the_request() {
     let server = FakeGemini::start(vec![Reply::text("late").after(Duration::from_secs(3))]);
     let started = Instant::now();
     let error = client(&server)
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &[Message::user("hi")],
             tools: &[],
             tool_choice: &ToolChoice::Auto,

@@ -2,9 +2,13 @@
 //! goes on the wire, retries, failures, and the loop over real HTTP.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/blocking.rs"]
+mod blocking;
+
 #[path = "support/fake_openai.rs"]
 mod fake_openai;
 
+use blocking::CompleteBlocking;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,8 +16,8 @@ use fake_openai::{FakeServer, Reply};
 use serde_json::{Value, json};
 use toolsmith::Registry;
 use toolsmith_agent::{
-    AgentError, LanguageModel, LmError, Message, OpenAiCompatible, Question, QuestionAnswer, ReAct,
-    Request, ToolChoice,
+    AgentError, LmError, Message, OpenAiCompatible, Question, QuestionAnswer, ReAct, Request,
+    ToolChoice,
 };
 
 const KEY: &str = "sk-test-9f8e7d6c5b4a";
@@ -38,7 +42,7 @@ fn ask(client: &OpenAiCompatible) -> Result<Message, LmError> {
 
 fn ask_by(client: &OpenAiCompatible, deadline: Option<Instant>) -> Result<Message, LmError> {
     client
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &[Message::user("hi")],
             tools: &[],
             tool_choice: &ToolChoice::Auto,
@@ -73,7 +77,9 @@ fn a_request_posts_the_model_messages_and_tools_with_the_key_as_bearer_token() {
         Reply::calls(&[("c1", "add", r#"{"a": 1, "b": 2}"#)]),
         Reply::calls(&[("c2", "finish", r#"{"answer": "3"}"#)]),
     ]);
-    let answer = agent(&server).run(&question("1 + 2?")).expect("an answer");
+    let answer = agent(&server)
+        .run_blocking(&question("1 + 2?"))
+        .expect("an answer");
     assert_eq!(answer.output.answer, "3");
     let first = &server.requests()[0];
     assert_eq!(first.path, "/v1/chat/completions");
@@ -140,7 +146,7 @@ fn messy_and_bad_arguments_unknown_tools_and_parallel_calls_are_answered_in_orde
         Reply::calls(&[("p4", "finish", r#"{"answer": "42"}"#)]),
     ]);
     let answer = agent(&server)
-        .run(&question("20 + 22?"))
+        .run_blocking(&question("20 + 22?"))
         .expect("an answer");
     assert_eq!(answer.output.answer, "42");
     assert_eq!(answer.lm_calls, 2);
@@ -232,7 +238,7 @@ fn a_401_fails_at_once_with_the_servers_message_and_never_the_key() {
         Reply::error(401, &format!("Incorrect API key provided: {KEY}.")),
         Reply::text("never asked"),
     ]);
-    let error = agent(&server).run(&question("?")).unwrap_err();
+    let error = agent(&server).run_blocking(&question("?")).unwrap_err();
     let AgentError::Lm(LmError::Status {
         status, attempts, ..
     }) = &error
@@ -275,7 +281,7 @@ fn a_model_that_never_finishes_stops_at_max_steps() {
     let server = FakeServer::start(script);
     let error = agent(&server)
         .max_steps(3)
-        .run(&question("loop"))
+        .run_blocking(&question("loop"))
         .unwrap_err();
     assert!(matches!(error, AgentError::MaxSteps { .. }), "{error:?}");
     assert_eq!(error.trajectory().len(), 3);
@@ -356,7 +362,7 @@ fn a_model_slower_than_the_runs_timeout_ends_the_run_at_its_deadline() {
     let started = Instant::now();
     let error = agent(&server)
         .timeout(Duration::from_millis(300))
-        .run(&question("?"))
+        .run_blocking(&question("?"))
         .unwrap_err();
     assert!(
         matches!(error, AgentError::DeadlinePassed { lm_calls: 1, .. }),
@@ -367,4 +373,57 @@ fn a_model_slower_than_the_runs_timeout_ends_the_run_at_its_deadline() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// Polls `future` on this thread, parking between wake-ups: an executor that is not tokio.
+fn park_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+/// A run polled by an executor that is not tokio: the client sends on a runtime of its own.
+#[test]
+fn a_run_over_http_is_a_future_any_executor_can_poll() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "add", r#"{"a": 1, "b": "2"}"#)]),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "3"}"#)]),
+    ]);
+    let agent = agent(&server);
+    let answer = park_on(agent.run(&question("1 + 2?"))).expect("an answer");
+    assert_eq!(answer.output.answer, "3");
+    assert_eq!(answer.trajectory[0].observation, "3");
+    assert_eq!(server.requests().len(), 2);
+}
+
+/// A run awaited on a multi-threaded tokio runtime: the client sends on it.
+#[test]
+fn a_run_over_http_is_awaited_on_a_tokio_runtime() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "add", r#"{"a": 20, "b": 22}"#)]),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "42"}"#)]),
+    ]);
+    let agent = agent(&server);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let answer = runtime
+        .block_on(agent.run(&question("20 + 22?")))
+        .expect("an answer");
+    assert_eq!(answer.output.answer, "42");
 }

@@ -110,7 +110,7 @@ impl Signature for Sum {
 fn the_instructions_the_input_and_every_tool_reach_the_model() {
     let lm = Arc::new(ScriptedModel::new().then_call("finish", json!({"answer": "x"})));
     agent(&lm)
-        .run(&question("What is 2 + 2?"))
+        .run_blocking(&question("What is 2 + 2?"))
         .expect("an answer");
     let first = &lm.requests()[0];
     assert_eq!(first.messages[0].role, Role::System);
@@ -127,7 +127,9 @@ fn a_tool_call_with_messy_arguments_runs_repaired_and_the_answer_is_the_finish_c
             .then_call("add", json!("```json\n{'a': '2', 'b': 40}\n```"))
             .then_call("finish", json!({"answer": "42"})),
     );
-    let answer = agent(&lm).run(&question("2 + 40?")).expect("an answer");
+    let answer = agent(&lm)
+        .run_blocking(&question("2 + 40?"))
+        .expect("an answer");
     assert_eq!(answer.output.answer, "42");
     assert_eq!(answer.value, json!({"answer": "42"}));
     assert_eq!(answer.lm_calls, 2);
@@ -162,7 +164,7 @@ fn parallel_tool_calls_run_at_once_and_are_answered_in_order() {
         arrived: AtomicUsize::new(0),
     });
     let agent = ReAct::<QuestionAnswer>::from_tools(lm.clone(), vec![meeting]).expect("agent");
-    let answer = agent.run(&question("meet")).expect("an answer");
+    let answer = agent.run_blocking(&question("meet")).expect("an answer");
     let observations: Vec<&str> = answer
         .trajectory
         .iter()
@@ -192,7 +194,9 @@ fn calls_past_the_limit_of_one_reply_are_answered_without_running() {
             .then_calls(many)
             .then_call("finish", json!({"answer": "2"})),
     );
-    let answer = agent(&lm).run(&question("1 + 1?")).expect("an answer");
+    let answer = agent(&lm)
+        .run_blocking(&question("1 + 1?"))
+        .expect("an answer");
     assert_eq!(answer.trajectory.len(), MAX_CALLS_PER_REPLY + 2);
     let ran = answer
         .trajectory
@@ -218,7 +222,9 @@ fn invalid_arguments_go_back_to_the_model_and_the_loop_goes_on() {
             .then_call("add", json!({"a": 2, "b": 2}))
             .then_call("finish", json!({"answer": "4"})),
     );
-    let answer = agent(&lm).run(&question("2 + 2?")).expect("an answer");
+    let answer = agent(&lm)
+        .run_blocking(&question("2 + 2?"))
+        .expect("an answer");
     let bad = &answer.trajectory[0];
     assert_eq!(bad.error, Some("invalid_arguments"));
     assert!(
@@ -246,7 +252,7 @@ fn an_unknown_tool_is_answered_with_the_nearest_name() {
             .then_call("finish", json!({"answer": "2.1 million"})),
     );
     let answer = agent(&lm)
-        .run(&question("How many live in Paris?"))
+        .run_blocking(&question("How many live in Paris?"))
         .expect("an answer");
     assert_eq!(answer.trajectory[0].error, Some("not_found"));
     assert_eq!(
@@ -270,7 +276,9 @@ fn a_tool_error_and_a_tool_panic_become_messages_the_model_reads() {
             ])
             .then_call("finish", json!({"answer": "unknown"})),
     );
-    let answer = agent(&lm).run(&question("Atlantis?")).expect("an answer");
+    let answer = agent(&lm)
+        .run_blocking(&question("Atlantis?"))
+        .expect("an answer");
     let failed = &answer.trajectory[0];
     assert_eq!(failed.error, Some("failed"));
     assert_eq!(
@@ -296,7 +304,7 @@ fn an_invalid_answer_goes_back_to_the_model_and_a_repaired_one_is_accepted() {
     );
     let agent = ReAct::<Sum>::new(lm.clone(), &Registry::new()).expect("agent");
     let answer = agent
-        .run(&Numbers {
+        .run_blocking(&Numbers {
             numbers: vec![1, 2, 3],
         })
         .expect("an answer");
@@ -326,7 +334,7 @@ fn an_invalid_answer_goes_back_to_the_model_and_a_repaired_one_is_accepted() {
 fn a_plain_text_reply_answers_a_one_string_signature() {
     let lm = Arc::new(ScriptedModel::new().then_text("  Paris  "));
     let answer = agent(&lm)
-        .run(&question("Capital of France?"))
+        .run_blocking(&question("Capital of France?"))
         .expect("an answer");
     assert_eq!(answer.output.answer, "Paris");
     assert_eq!((answer.lm_calls, answer.trajectory.len()), (1, 0));
@@ -340,7 +348,9 @@ fn a_plain_text_reply_is_no_answer_when_the_output_has_several_fields() {
             .then_call("finish", json!({"total": 6, "confident": true})),
     );
     let agent = ReAct::<Sum>::new(lm.clone(), &Registry::new()).expect("agent");
-    let answer = agent.run(&Numbers { numbers: vec![6] }).expect("an answer");
+    let answer = agent
+        .run_blocking(&Numbers { numbers: vec![6] })
+        .expect("an answer");
     assert_eq!(answer.lm_calls, 2);
     let second = &lm.requests()[1].messages;
     assert_eq!(second[2].content.as_deref(), Some("6"));
@@ -359,7 +369,10 @@ fn never_finishing_fails_after_max_steps_with_the_trajectory() {
         script = script.then_call("add", json!({"a": 1, "b": 1}));
     }
     let lm = Arc::new(script);
-    let error = agent(&lm).max_steps(3).run(&question("loop")).unwrap_err();
+    let error = agent(&lm)
+        .max_steps(3)
+        .run_blocking(&question("loop"))
+        .unwrap_err();
     let AgentError::MaxSteps {
         max_steps,
         lm_calls,
@@ -383,7 +396,7 @@ fn a_model_error_ends_the_run() {
     let lm = Arc::new(ScriptedModel::new().then_fail(LmError::Malformed {
         reason: "garbage".into(),
     }));
-    let error = agent(&lm).run(&question("?")).unwrap_err();
+    let error = agent(&lm).run_blocking(&question("?")).unwrap_err();
     assert_eq!(
         error,
         AgentError::Lm(LmError::Malformed {
@@ -397,7 +410,7 @@ fn only_the_named_tools_are_offered() {
     let lm = Arc::new(ScriptedModel::new().then_call("explode", json!({})));
     let agent =
         ReAct::<QuestionAnswer>::with_tools(lm.clone(), &tools(), &["population"]).expect("agent");
-    let _ = agent.max_steps(1).run(&question("?"));
+    let _ = agent.max_steps(1).run_blocking(&question("?"));
     assert_eq!(lm.requests()[0].tools, ["population", "finish"]);
     // A tool left out is not called, even when the model names it.
     let error = agent_error(ReAct::<QuestionAnswer>::with_tools(
@@ -427,7 +440,7 @@ fn a_left_out_tool_is_not_run_when_the_model_calls_it() {
     );
     let agent =
         ReAct::<QuestionAnswer>::with_tools(lm.clone(), &tools(), &["population"]).expect("agent");
-    let answer = agent.run(&question("?")).expect("an answer");
+    let answer = agent.run_blocking(&question("?")).expect("an answer");
     assert_eq!(answer.trajectory[0].error, Some("not_found"));
 }
 
@@ -454,7 +467,7 @@ fn predict_forces_the_finish_tool_and_reads_a_repaired_answer() {
     );
     let answer = Predict::<Sum>::new(lm.clone())
         .expect("predictor")
-        .call(&Numbers {
+        .call_blocking(&Numbers {
             numbers: vec![1, 2, 3],
         })
         .expect("an answer");
@@ -476,7 +489,7 @@ fn predict_gives_up_after_its_attempts_with_the_last_problem() {
     let error = Predict::<Sum>::new(lm.clone())
         .expect("predictor")
         .attempts(2)
-        .call(&Numbers { numbers: vec![1] })
+        .call_blocking(&Numbers { numbers: vec![1] })
         .unwrap_err();
     let AgentError::NoAnswer {
         attempts, problem, ..
@@ -495,7 +508,7 @@ fn predict_answers_a_one_string_signature_from_text() {
     let lm = Arc::new(ScriptedModel::new().then_text("Paris"));
     let answer = Predict::<QuestionAnswer>::new(lm)
         .expect("predictor")
-        .call(&question("Capital of France?"))
+        .call_blocking(&question("Capital of France?"))
         .expect("an answer");
     assert_eq!(answer.output.answer, "Paris");
 }
@@ -515,7 +528,7 @@ fn the_tokens_of_every_reply_are_summed_where_the_model_reports_them() {
             ),
     );
     let answer = agent(&lm)
-        .run(&question("1 + 2 + 3 + 4?"))
+        .run_blocking(&question("1 + 2 + 3 + 4?"))
         .expect("an answer");
     assert_eq!(answer.lm_calls, 3);
     assert_eq!(answer.usage, Some(Usage::new(230, 12)));
@@ -523,7 +536,10 @@ fn the_tokens_of_every_reply_are_summed_where_the_model_reports_them() {
 
     let silent = Arc::new(ScriptedModel::new().then_call("finish", json!({"answer": "x"})));
     assert_eq!(
-        agent(&silent).run(&question("?")).expect("an answer").usage,
+        agent(&silent)
+            .run_blocking(&question("?"))
+            .expect("an answer")
+            .usage,
         None
     );
 }
@@ -545,7 +561,7 @@ fn tools_are_declared_and_coerced_in_the_models_dialect() {
             .then_call("finish", json!({"answer": "ok"})),
     );
     let agent = ReAct::<QuestionAnswer>::new(lm, &tools).expect("an agent");
-    let answer = agent.run(&question("Where?")).expect("an answer");
+    let answer = agent.run_blocking(&question("Where?")).expect("an answer");
     assert_eq!(answer.trajectory[0].observation, "Paris ()");
     assert!(
         answer.trajectory[0].repairs.is_empty(),

@@ -7,14 +7,18 @@
 //! only the framework's part is asserted: the run ends in an answer or a well-formed error.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "support/blocking.rs"]
+mod blocking;
+
+use blocking::CompleteBlocking;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolsmith::{Arguments, Policy, Registry};
 use toolsmith_agent::{
-    AgentError, LanguageModel, Message, OpenAiCompatible, Predict, Question, QuestionAnswer, ReAct,
-    Request, ToolChoice, ToolDeclaration,
+    AgentError, Message, OpenAiCompatible, Predict, Question, QuestionAnswer, ReAct, Request,
+    ToolChoice, ToolDeclaration,
 };
 
 /// Adds two integers.
@@ -56,7 +60,7 @@ fn show(label: &str, value: &Value) {
 fn a_forced_tool_call_is_schema_valid_and_runs() {
     let declared = [ToolDeclaration::of(&Add)];
     let reply = model()
-        .complete(&Request {
+        .complete_blocking(Request {
             messages: &[
                 Message::system("You add numbers with the `add` tool."),
                 Message::user("What is 2 + 3?"),
@@ -89,7 +93,7 @@ fn predict_gets_a_typed_answer_through_the_forced_finish_tool() {
     let answer = Predict::<QuestionAnswer>::new(Arc::new(model()))
         .expect("a predictor")
         .timeout(RUN_TIMEOUT)
-        .call(&Question {
+        .call_blocking(&Question {
             question: "What is the capital of France?".into(),
         })
         .expect("an answer");
@@ -107,7 +111,7 @@ fn react_with_the_tool_forced_runs_it_and_reads_the_result() {
         .max_steps(2)
         .timeout(RUN_TIMEOUT);
     let error = agent
-        .run(&Question {
+        .run_blocking(&Question {
             question: "What is 2 + 3?".into(),
         })
         .expect_err("forced to call `add`, it never finishes");
@@ -127,7 +131,7 @@ fn free_choice_ends_in_an_answer_or_a_well_formed_error() {
         .expect("an agent")
         .max_steps(4)
         .timeout(RUN_TIMEOUT);
-    let result = agent.run(&Question {
+    let result = agent.run_blocking(&Question {
         question: "What is 2 + 3? Use the add tool.".into(),
     });
     match &result {

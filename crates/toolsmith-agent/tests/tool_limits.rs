@@ -51,7 +51,7 @@ fn the_agent_calls_a_tool_under_the_limits_it_states() {
     };
     let answer = ReAct::<QuestionAnswer>::new(lm, &tools)
         .unwrap()
-        .run(&question)
+        .run_blocking(&question)
         .unwrap();
     let [stated, unstated] = &answer.trajectory[..] else {
         panic!("two tool calls: {:?}", answer.trajectory);

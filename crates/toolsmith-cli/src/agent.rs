@@ -139,7 +139,11 @@ impl AgentArgs {
         let question = Question {
             question: self.question.clone(),
         };
-        let result = agent.and_then(|agent| agent.max_steps(self.max_steps.into()).run(&question));
+        let result = agent.and_then(|agent| {
+            agent
+                .max_steps(self.max_steps.into())
+                .run_blocking(&question)
+        });
         Ok(match result {
             Ok(answer) if self.json => Outcome::Success(
                 json!({
