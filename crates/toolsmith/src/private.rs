@@ -124,6 +124,11 @@ impl<S: Send + Sync + 'static> Tool for MethodTool<S> {
 /// serde reading `A` accepts exactly the clean arguments the checking reader would, so
 /// arguments within the limits are read by serde alone; whatever serde refuses takes the usual
 /// way, which reports the repairs and errors.
+///
+/// Inlined into the generated call (the usual way is not): the arguments serde reads are then
+/// used where they are read, instead of being written out by one frame and copied in by the
+/// next (a copy read right after its parts were written stalls the processor).
+#[inline]
 pub fn arguments<A: DeserializeOwned>(
     tool: &str,
     parameters: &TypeGraph,
@@ -134,6 +139,17 @@ pub fn arguments<A: DeserializeOwned>(
     if plain && let Some(value) = plain_arguments::<A>(parameters, arguments, &policy.limits) {
         return Ok((value, Vec::new()));
     }
+    coerced_arguments(tool, parameters, arguments, policy)
+}
+
+/// The usual way of [`arguments`]: the checking reader, then coercion where it says no.
+#[inline(never)]
+fn coerced_arguments<A: DeserializeOwned>(
+    tool: &str,
+    parameters: &TypeGraph,
+    arguments: Arguments<'_>,
+    policy: &Policy,
+) -> Result<(A, Vec<toolsmith_types::Repair>), ToolError> {
     toolsmith_types::deserialize_arguments::<A>(parameters, arguments, policy)
         .map(|d| (d.value, d.repairs))
         .map_err(|errors| ToolError::InvalidArguments {
@@ -183,7 +199,9 @@ fn plain_arguments<A: DeserializeOwned>(
         Arguments::Json(_) => return None,
     };
     let within = text.len() <= limits.max_input_bytes && text.len() <= limits.max_string_bytes;
-    if !within || !text.trim_start().starts_with('{') {
+    // Arguments a program sends start with their brace; only other text is trimmed to look.
+    let object = text.starts_with('{') || text.trim_start().starts_with('{');
+    if !within || !object {
         return None;
     }
     serde_json::from_str(text).ok()
@@ -335,6 +353,11 @@ impl<R> Render<R> {
     /// The tool's output for `value`, or the failure it reports: a [`ToolError`] the tool
     /// returned as it is (named after `tool` where it names none), any other error as
     /// [`ToolError::Failed`] with its text.
+    ///
+    /// Inlined into the generated call, so that the rendering function is called directly
+    /// and the output (120 bytes) is built in the call's frame, not returned through a
+    /// function pointer and copied out of one frame into the next on a trivial call's path.
+    #[inline]
     pub fn render(&self, tool: &str, value: R) -> Result<ToolOutput, ToolError> {
         (self.render)(value).map_err(|failure| match failure {
             Failure::Message(message) => ToolError::Failed {
@@ -445,6 +468,8 @@ impl<T: IntoText, E: Display + 'static> IntoText for Result<T, E> {
     }
 }
 
+/// Inlined for the same reason as [`Render::render`], which calls it.
+#[inline]
 fn json_output<T: Serialize>(value: T) -> Result<ToolOutput, Failure> {
     serde_json::to_value(value)
         .map(ToolOutput::structured)
