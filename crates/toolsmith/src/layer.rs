@@ -295,12 +295,13 @@ pub struct Trace;
 
 impl Layer for Trace {
     fn call<'a>(&'a self, call: Call<'a>, next: Next<'a>) -> ToolFuture<'a> {
-        let name = call.name();
+        // The fields are written only where a subscriber takes the span: with none, finding
+        // out costs a check, and nothing of the call is looked at.
         let span = tracing::info_span!(
             "execute_tool",
             otel.name = tracing::field::Empty,
             gen_ai.operation.name = "execute_tool",
-            gen_ai.tool.name = name,
+            gen_ai.tool.name = call.name(),
             gen_ai.tool.call.id = tracing::field::Empty,
             toolsmith.repairs = tracing::field::Empty,
             error.type = tracing::field::Empty,
@@ -308,6 +309,7 @@ impl Layer for Trace {
         if span.is_disabled() {
             return next.run(call);
         }
+        let name = call.name();
         span.record("otel.name", format!("execute_tool {name}"));
         if let Some(id) = call.context.call_id() {
             span.record("gen_ai.tool.call.id", id);
