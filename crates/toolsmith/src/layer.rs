@@ -147,6 +147,10 @@ impl<'a> Next<'a> {
     }
 
     /// Goes on with `call`: the next layer, else the tool.
+    ///
+    /// Inlined into each layer: a frame of its own moved the call (56 bytes) in and the
+    /// answer (120 bytes) out once more per layer.
+    #[inline]
     pub fn run(self, call: Call<'a>) -> ToolFuture<'a> {
         match self.rest.split_first() {
             Some((layer, rest)) => layer.call(
