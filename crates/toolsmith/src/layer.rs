@@ -176,13 +176,14 @@ impl fmt::Debug for Next<'_> {
 
 /// The tool itself (which reads its arguments under the limits it states): a call already
 /// cancelled or past its deadline refused, a blocking tool offloaded where the caller said how.
+#[inline]
 fn invoke<'a>(call: Call<'a>, offload: Option<&'a Arc<dyn Offload>>) -> ToolFuture<'a> {
     let Call {
         tool,
         arguments,
         context,
     } = call;
-    if let Some(refused) = refuse_before_start(tool.name(), &context) {
+    if let Some(refused) = refuse_before_start(|| tool.name(), &context) {
         return ToolFuture::ready(Err(refused));
     }
     match offload {
@@ -192,11 +193,22 @@ fn invoke<'a>(call: Call<'a>, offload: Option<&'a Arc<dyn Offload>>) -> ToolFutu
 }
 
 /// The error for a call that must not start: cancelled, or past its deadline.
+///
+/// Every call passes here, most with a context that nothing can end: that check is inlined,
+/// and the tool's own name (a dynamic call for a `dyn Tool`) is asked for only to refuse.
 #[inline]
-pub(crate) fn refuse_before_start(tool: &str, context: &Context) -> Option<ToolError> {
+pub(crate) fn refuse_before_start<'t>(
+    tool: impl FnOnce() -> &'t str,
+    context: &Context,
+) -> Option<ToolError> {
     if context.cannot_have_ended() {
         return None;
     }
+    refusal(tool(), context)
+}
+
+/// [`refuse_before_start`] for a context that can have ended.
+fn refusal(tool: &str, context: &Context) -> Option<ToolError> {
     let tool = || context.tool_name().unwrap_or(tool).to_owned();
     if context.is_cancelled() {
         Some(ToolError::Cancelled { tool: tool() })

@@ -61,7 +61,7 @@ impl<S> ToolSpec<S> {
         mut context: Context,
     ) -> ToolFuture<'a> {
         context.name_if_unnamed(self.name);
-        if let Some(refused) = crate::layer::refuse_before_start(self.name, &context) {
+        if let Some(refused) = crate::layer::refuse_before_start(|| self.name, &context) {
             return ToolFuture::ready(Err(refused));
         }
         if let Some(limits) = self.limits {
