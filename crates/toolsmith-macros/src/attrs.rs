@@ -167,6 +167,8 @@ pub struct ToolOptions {
     pub destructive: Option<bool>,
     pub idempotent: Option<bool>,
     pub open_world: Option<bool>,
+    /// The tool is not run by an agent until a person approves the call.
+    pub needs_approval: Option<bool>,
     pub constructor: Option<Path>,
     pub register: Option<bool>,
     /// The struct a free function becomes (default: its name in PascalCase).
@@ -218,6 +220,7 @@ impl ToolOptions {
             "destructive" if hints => self.destructive = Some(flag(&meta)?),
             "idempotent" if hints => self.idempotent = Some(flag(&meta)?),
             "open_world" if hints => self.open_world = Some(flag(&meta)?),
+            "needs_approval" if hints => self.needs_approval = Some(flag(&meta)?),
             "constructor" if constructs => self.constructor = Some(meta.value()?.parse()?),
             "register" if constructs => self.register = Some(flag(&meta)?),
             "limits" => self.limits = Some(meta.value()?.parse()?),
@@ -227,10 +230,10 @@ impl ToolOptions {
             _ => {
                 let valid = match context {
                     OptionsFor::Tool => {
-                        "name, description, read_only, destructive, idempotent, open_world, limits, type_name"
+                        "name, description, read_only, destructive, idempotent, open_world, needs_approval, limits, type_name"
                     }
                     OptionsFor::StatefulTool => {
-                        "name, description, read_only, destructive, idempotent, open_world, limits, constructor, register"
+                        "name, description, read_only, destructive, idempotent, open_world, needs_approval, limits, constructor, register"
                     }
                     OptionsFor::Toolset => "name, limits, constructor, register",
                 };

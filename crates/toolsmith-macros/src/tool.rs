@@ -666,6 +666,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
     let destructive = annotation(tool.options.destructive);
     let idempotent = annotation(tool.options.idempotent);
     let open_world = annotation(tool.options.open_world);
+    let needs_approval = tool.options.needs_approval.unwrap_or(false);
     let via = quote! {
         #[allow(unused_imports)]
         use ::toolsmith::__private::{
@@ -805,6 +806,7 @@ fn spec_items(tool: &ToolFn, self_ty: &TokenStream) -> TokenStream {
             },
             limits: #limits,
             blocking: #blocking,
+            needs_approval: #needs_approval,
             invoke: Self::#invoke_fn,
         };
     }
@@ -834,6 +836,9 @@ fn single_tool_impl(self_ty: &TokenStream, spec: &Ident) -> TokenStream {
             }
             fn is_blocking(&self) -> bool {
                 <#self_ty>::#spec.blocking
+            }
+            fn needs_approval(&self) -> bool {
+                <#self_ty>::#spec.needs_approval
             }
             fn call<'__toolsmith>(
                 &'__toolsmith self,

@@ -40,6 +40,8 @@ pub struct ToolSpec<S: 'static> {
     pub limits: Option<fn(&S) -> Limits>,
     /// Whether the function is sync (it runs when called, and may block).
     pub blocking: bool,
+    /// Whether an agent asks a person before running it (`#[tool(needs_approval)]`).
+    pub needs_approval: bool,
     /// Coerces the arguments and runs the tool on its instance.
     pub invoke: for<'a> fn(&'a S, Arguments<'a>, Context) -> ToolFuture<'a>,
 }
@@ -111,6 +113,9 @@ impl<S: Send + Sync + 'static> Tool for MethodTool<S> {
     }
     fn is_blocking(&self) -> bool {
         self.spec.blocking
+    }
+    fn needs_approval(&self) -> bool {
+        self.spec.needs_approval
     }
     fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a> {
         self.spec.call(&self.instance, arguments, context)

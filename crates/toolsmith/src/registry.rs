@@ -625,6 +625,9 @@ impl Tool for Renamed {
     fn is_blocking(&self) -> bool {
         self.inner.is_blocking()
     }
+    fn needs_approval(&self) -> bool {
+        self.inner.needs_approval()
+    }
     fn call<'a>(&'a self, arguments: Arguments<'a>, mut context: Context) -> ToolFuture<'a> {
         if context.tool_name().is_none() {
             context = context.with_tool_name(Arc::clone(&self.name));

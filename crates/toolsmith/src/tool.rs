@@ -113,6 +113,15 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// Whether a person must approve each call before an agent runs it (a payment, a
+    /// deletion, a message sent on someone's behalf). `false` (the default); `#[tool(needs_approval)]`
+    /// says `true`. An agent stops before such a call and hands it to its caller to approve
+    /// or reject (see `toolsmith_agent::ReAct`); other callers (the CLI's `call`, an MCP
+    /// server, whose client asks its user) run it as they run any tool.
+    fn needs_approval(&self) -> bool {
+        false
+    }
+
     /// Coerces `arguments` to [`parameters`](Tool::parameters) under the context's policy
     /// (with the limits the tool states in its place), then runs the tool.
     ///
