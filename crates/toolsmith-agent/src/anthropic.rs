@@ -8,10 +8,10 @@ use serde_json::{Map, Value, json};
 use toolsmith::{Dialect, Policy, parse_arguments};
 
 use crate::http::{
-    BaseUrlError, ErrorShape, Post, Transport, abridge, check_base_url, json_body, kind,
-    standard_message, transport_settings,
+    BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge, check_base_url,
+    cut_short, json_body, kind, standard_message, transport_settings,
 };
-use crate::lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
+use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// The version of the Messages API spoken (the `anthropic-version` header).
@@ -251,23 +251,52 @@ impl LanguageModel for Anthropic {
     /// attempt's time, and a retry that could only begin after it is not made.
     fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
         Box::pin(async move {
-            let body = self.request_body(&request)?.to_string();
-            let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
-            if let Some(key) = &self.api_key {
-                headers.push(("x-api-key", key.clone()));
-            }
-            let post = Post {
-                url: self.url(),
-                headers,
-                body,
-                secret: self.api_key.clone(),
-                deadline: request.deadline,
-            };
+            let post = self.post(self.request_body(&request)?, &request);
             let max_tokens = self.max_tokens;
             self.transport
                 .exchange(post, ERRORS, |text| parse_message(text, max_tokens))
                 .await
         })
+    }
+
+    /// Asks the server for a stream (`"stream": true`) and reads its events as they come:
+    /// `message_start` (the message, its input tokens), `content_block_start` (a text or
+    /// `tool_use` block, with the call's id and name), `content_block_delta` (the text's next
+    /// piece, or the next piece of a call's input as `partial_json`), `content_block_stop`,
+    /// `message_delta` (the stop reason, the output tokens) and `message_stop`, which ends
+    /// it; `ping`s and events of types this client does not know are skipped. A call's input
+    /// is its pieces joined, read as JSON (`{}` when there are none). An `error` event is an
+    /// [`LmError::Status`] of the status its type stands for (529 for `overloaded_error`),
+    /// with Anthropic's message. A reply cut off at `max_tokens` is an error, as
+    /// [`complete`](LanguageModel::complete)'s is; retries and the deadline are as its too,
+    /// the deadline and the time per request bounding the whole stream.
+    fn complete_streaming<'a>(&'a self, request: Request<'a>, sink: DeltaSink<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let mut body = self.request_body(&request)?;
+            body["stream"] = Value::Bool(true);
+            let post = self.post(body, &request);
+            let reader = EventsReader::new(sink, self.max_tokens);
+            self.transport
+                .exchange_streaming(post, ERRORS, reader)
+                .await
+        })
+    }
+}
+
+impl Anthropic {
+    /// The request of `body`, with the API's version and the key.
+    fn post(&self, body: Value, request: &Request<'_>) -> Post {
+        let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
+        if let Some(key) = &self.api_key {
+            headers.push(("x-api-key", key.clone()));
+        }
+        Post {
+            url: self.url(),
+            headers,
+            body: body.to_string(),
+            secret: self.api_key.clone(),
+            deadline: request.deadline,
+        }
     }
 }
 
@@ -416,10 +445,15 @@ fn error_message(body: &Value) -> Option<String> {
 /// not this client's and are skipped. A reply cut off by `max_tokens` (or by the model's context
 /// window) is an error, whatever it holds: its last block may be incomplete.
 fn parse_message(text: &str, max_tokens: u32) -> Result<Reply, LmError> {
+    message_reply(&json_body(text)?, max_tokens)
+}
+
+/// The reply of a Messages API reply's JSON (see [`parse_message`]). A streamed message is
+/// read here too, once its events are put together in the same shape.
+fn message_reply(body: &Value, max_tokens: u32) -> Result<Reply, LmError> {
     let malformed = |reason: String| LmError::Malformed { reason };
-    let body = json_body(text)?;
     if body.get("type").and_then(Value::as_str) == Some("error") {
-        let message = error_message(&body).unwrap_or_else(|| "(no message)".to_owned());
+        let message = error_message(body).unwrap_or_else(|| "(no message)".to_owned());
         return Err(malformed(format!(
             "it is an error, not a message: {message}"
         )));
@@ -434,23 +468,7 @@ fn parse_message(text: &str, max_tokens: u32) -> Result<Reply, LmError> {
         }
         None => return Err(malformed("it has no `content` array".to_owned())),
     };
-    match body.get("stop_reason").and_then(Value::as_str) {
-        Some("max_tokens") => {
-            return Err(cut_off(
-                &format!("`max_tokens` ({max_tokens} tokens)"),
-                blocks,
-                "raise `max_tokens`",
-            ));
-        }
-        Some("model_context_window_exceeded") => {
-            return Err(cut_off(
-                "the model's context window",
-                blocks,
-                "shorten the conversation",
-            ));
-        }
-        _ => {}
-    }
+    check_stop(body, blocks, max_tokens)?;
     let mut content: Option<String> = None;
     let mut tool_calls = Vec::new();
     for (index, block) in blocks.iter().enumerate() {
@@ -483,10 +501,28 @@ fn parse_message(text: &str, max_tokens: u32) -> Result<Reply, LmError> {
         tool_calls,
         tool_call_id: None,
     });
-    Ok(match usage(&body) {
+    Ok(match usage(body) {
         Some(usage) => reply.with_usage(usage),
         None => reply,
     })
+}
+
+/// A reply whose `stop_reason` says it was cut off (by `max_tokens`, or by the model's
+/// context window) is an error, whatever its `blocks` hold: the last may be incomplete.
+fn check_stop(body: &Value, blocks: &[Value], max_tokens: u32) -> Result<(), LmError> {
+    match body.get("stop_reason").and_then(Value::as_str) {
+        Some("max_tokens") => Err(cut_off(
+            &format!("`max_tokens` ({max_tokens} tokens)"),
+            blocks,
+            "raise `max_tokens`",
+        )),
+        Some("model_context_window_exceeded") => Err(cut_off(
+            "the model's context window",
+            blocks,
+            "shorten the conversation",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Why a reply cut off at `limit` is not taken, by what it was writing then.
@@ -533,6 +569,222 @@ fn parse_tool_use(index: usize, block: &Map<String, Value>) -> Result<ToolCall, 
         None => return Err(malformed(format!("of `{name}` has no `input`"))),
     };
     Ok(ToolCall::new(id, name, input))
+}
+
+/// The HTTP status an error of this type is answered with (Anthropic's table of errors), for
+/// an error that comes in a stream, after a 200.
+fn error_status(kind: &str) -> u16 {
+    match kind {
+        "invalid_request_error" => 400,
+        "authentication_error" => 401,
+        "billing_error" => 402,
+        "permission_error" => 403,
+        "not_found_error" => 404,
+        "request_too_large" => 413,
+        "rate_limit_error" => 429,
+        "timeout_error" => 504,
+        "overloaded_error" => 529,
+        _ => 500,
+    }
+}
+
+/// A streamed message, read event by event into the message a whole reply is (its content
+/// blocks, `stop_reason` and `usage`), which [`message_reply`] then reads.
+struct EventsReader<'a> {
+    sink: DeltaSink<'a>,
+    max_tokens: u32,
+    /// The message of `message_start`, its `stop_reason` and `usage` updated by
+    /// `message_delta`.
+    message: Value,
+    /// The content blocks, by their `index`.
+    blocks: Vec<Value>,
+    /// The pieces of each `tool_use` block's input so far, by the block's `index`.
+    inputs: Vec<Option<String>>,
+    /// How many calls have started.
+    calls: usize,
+}
+
+impl<'a> EventsReader<'a> {
+    fn new(sink: DeltaSink<'a>, max_tokens: u32) -> Self {
+        EventsReader {
+            sink,
+            max_tokens,
+            message: json!({"type": "message", "role": "assistant", "content": []}),
+            blocks: Vec::new(),
+            inputs: Vec::new(),
+            calls: 0,
+        }
+    }
+
+    /// The `index` of a block event, which must name a block that started (or, for
+    /// `content_block_start`, the next one).
+    fn index(event: &Value, kind: &str) -> Result<usize, LmError> {
+        event
+            .get("index")
+            .and_then(Value::as_u64)
+            .and_then(|index| usize::try_from(index).ok())
+            .ok_or_else(|| LmError::Malformed {
+                reason: format!("its `{kind}` event has no `index`"),
+            })
+    }
+
+    fn block_start(&mut self, event: &Value) -> Result<(), LmError> {
+        let index = Self::index(event, "content_block_start")?;
+        let Some(block) = event.get("content_block").filter(|b| b.is_object()) else {
+            return Err(LmError::Malformed {
+                reason: format!("its `content_block_start` {index} has no `content_block`"),
+            });
+        };
+        if index != self.blocks.len() {
+            return Err(LmError::Malformed {
+                reason: format!(
+                    "its content block {index} started after {} blocks",
+                    self.blocks.len()
+                ),
+            });
+        }
+        let mut input = None;
+        if is_block(block, "tool_use") {
+            let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or_default();
+            (self.sink)(Delta::ToolCall {
+                index: self.calls,
+                id: text("id").to_owned(),
+                name: text("name").to_owned(),
+            });
+            self.calls += 1;
+            input = Some(String::new());
+        }
+        if let Some(text) = block.get("text").and_then(Value::as_str)
+            && is_block(block, "text")
+            && !text.is_empty()
+        {
+            (self.sink)(Delta::Text(text.to_owned()));
+        }
+        self.blocks.push(block.clone());
+        self.inputs.push(input);
+        Ok(())
+    }
+
+    fn block_delta(&mut self, event: &Value) -> Result<(), LmError> {
+        let index = Self::index(event, "content_block_delta")?;
+        let (Some(block), Some(input)) = (self.blocks.get_mut(index), self.inputs.get_mut(index))
+        else {
+            return Err(LmError::Malformed {
+                reason: format!("its content block {index} has a delta but never started"),
+            });
+        };
+        let delta = event.get("delta").unwrap_or(&Value::Null);
+        let piece = |key: &str| delta.get(key).and_then(Value::as_str).unwrap_or_default();
+        match delta.get("type").and_then(Value::as_str) {
+            Some("text_delta") => {
+                let text = piece("text");
+                if let Some(Value::String(whole)) = block.get_mut("text") {
+                    whole.push_str(text);
+                } else {
+                    block["text"] = Value::String(text.to_owned());
+                }
+                if !text.is_empty() && is_block(block, "text") {
+                    (self.sink)(Delta::Text(text.to_owned()));
+                }
+            }
+            Some("input_json_delta") => match input {
+                Some(input) => input.push_str(piece("partial_json")),
+                None => {
+                    return Err(LmError::Malformed {
+                        reason: format!(
+                            "its content block {index} has input but is no `tool_use` block"
+                        ),
+                    });
+                }
+            },
+            // Thinking, its signature, citations, ...: not read from a reply, as they are not
+            // from a whole one.
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+impl EventReader for EventsReader<'_> {
+    fn event(&mut self, kind: &str, data: &str) -> Result<Read, LmError> {
+        let event = json_body(data)?;
+        let kind = event.get("type").and_then(Value::as_str).unwrap_or(kind);
+        match kind {
+            "message_start" => {
+                if let Some(message @ Value::Object(_)) = event.get("message") {
+                    self.message = message.clone();
+                }
+            }
+            "content_block_start" => self.block_start(&event)?,
+            "content_block_delta" => self.block_delta(&event)?,
+            "message_delta" => {
+                if let Some(Value::Object(delta)) = event.get("delta") {
+                    for (key, value) in delta {
+                        self.message[key] = value.clone();
+                    }
+                }
+                // Its counts are the message's so far: each replaces the one it names.
+                if let Some(Value::Object(usage)) = event.get("usage") {
+                    if !self.message["usage"].is_object() {
+                        self.message["usage"] = json!({});
+                    }
+                    for (key, value) in usage.iter().filter(|(_, value)| !value.is_null()) {
+                        self.message["usage"][key] = value.clone();
+                    }
+                }
+            }
+            "message_stop" => return Ok(Read::Done),
+            "error" => {
+                let status = event
+                    .get("error")
+                    .and_then(|error| error.get("type"))
+                    .and_then(Value::as_str)
+                    .map_or(500, error_status);
+                return Err(LmError::Status {
+                    status,
+                    message: (ERRORS.message)(data),
+                    attempts: 1,
+                });
+            }
+            // `content_block_stop`, `ping`, and any event type added later.
+            _ => {}
+        }
+        Ok(Read::More)
+    }
+
+    fn finish(mut self, ended: bool) -> Result<Reply, LmError> {
+        if !ended {
+            return Err(cut_short("`message_stop`"));
+        }
+        // A reply cut off is that error, though its last call's input may not be JSON.
+        check_stop(&self.message, &self.blocks, self.max_tokens)?;
+        for (index, (block, input)) in self.blocks.iter_mut().zip(self.inputs).enumerate() {
+            let Some(input) = input else { continue };
+            block["input"] = if input.trim().is_empty() {
+                // No pieces: the input the block started with (`{}`, as the API sends it).
+                match block.get("input") {
+                    Some(start @ Value::Object(_)) => start.clone(),
+                    _ => json!({}),
+                }
+            } else {
+                serde_json::from_str(&input).map_err(|error| {
+                    let name = block
+                        .get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("a tool");
+                    LmError::Malformed {
+                        reason: format!(
+                            "content block {index} (`tool_use`) of `{name}` has input pieces \
+                             that do not join into JSON ({error}): {}",
+                            abridge(&input).escape_debug()
+                        ),
+                    }
+                })?
+            };
+        }
+        self.message["content"] = Value::Array(self.blocks);
+        message_reply(&self.message, self.max_tokens)
+    }
 }
 
 /// The tokens counted in `usage`, where the server reports them: `input_tokens` with the
@@ -669,6 +921,96 @@ mod tests {
         let body = r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}, "request_id": "req_1"}"#;
         assert_eq!((ERRORS.message)(body), "overloaded_error: Overloaded");
         assert_eq!((ERRORS.message)("upstream timeout"), "upstream timeout");
+    }
+
+    /// Feeds `events` (`(type, data)`) to a stream reader: the reply, and the deltas.
+    fn read_stream(events: &[Value], max_tokens: u32) -> (Result<Reply, LmError>, Vec<Delta>) {
+        let deltas = std::sync::Mutex::new(Vec::new());
+        let sink = |delta: Delta| deltas.lock().unwrap().push(delta);
+        let mut reader = EventsReader::new(&sink, max_tokens);
+        let mut ended = false;
+        for event in events {
+            let kind = event["type"].as_str().unwrap();
+            match reader.event(kind, &event.to_string()) {
+                Ok(Read::More) => {}
+                Ok(Read::Done) => {
+                    ended = true;
+                    break;
+                }
+                Err(error) => return (Err(error), deltas.into_inner().unwrap()),
+            }
+        }
+        let reply = reader.finish(ended);
+        (reply, deltas.into_inner().unwrap())
+    }
+
+    fn call_events(partial_json: &[&str], stop_reason: &str) -> Vec<Value> {
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"type": "message", "role": "assistant",
+                "content": [], "stop_reason": null, "usage": {"input_tokens": 9, "output_tokens": 1}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": "toolu_1", "name": "add", "input": {}}}),
+        ];
+        for piece in partial_json {
+            events.push(json!({"type": "content_block_delta", "index": 0,
+                "delta": {"type": "input_json_delta", "partial_json": piece}}));
+        }
+        events.push(json!({"type": "content_block_stop", "index": 0}));
+        events.push(
+            json!({"type": "message_delta", "delta": {"stop_reason": stop_reason},
+            "usage": {"output_tokens": 12}}),
+        );
+        events.push(json!({"type": "message_stop"}));
+        events
+    }
+
+    #[test]
+    fn a_streamed_calls_input_is_its_pieces_joined_and_cut_off_wins_over_bad_json() {
+        let (reply, deltas) = read_stream(&call_events(&["", "{\"a\": ", "2}"], "tool_use"), 64);
+        let reply = reply.unwrap();
+        assert_eq!(
+            reply.message.tool_calls,
+            [ToolCall::new("toolu_1", "add", json!({"a": 2}))]
+        );
+        assert_eq!(reply.usage, Some(Usage::new(9, 12)));
+        assert_eq!(
+            deltas,
+            [Delta::ToolCall {
+                index: 0,
+                id: "toolu_1".into(),
+                name: "add".into()
+            }]
+        );
+        let (error, _) = read_stream(&call_events(&["{\"a\": "], "tool_use"), 64);
+        let error = error.unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "content block 0 (`tool_use`) of `add` has input pieces that do not join into JSON"
+            ),
+            "{error}"
+        );
+        let (error, _) = read_stream(&call_events(&["{\"a\": "], "max_tokens"), 64);
+        let error = error.unwrap_err().to_string();
+        assert!(
+            error.contains("cut off at `max_tokens` (64 tokens) in a call of `add`"),
+            "{error}"
+        );
+        let mut unfinished = call_events(&["{}"], "tool_use");
+        unfinished.pop();
+        let (error, _) = read_stream(&unfinished, 64);
+        assert!(error.unwrap_err().to_string().contains("cut short"));
+    }
+
+    #[test]
+    fn a_delta_for_a_block_that_never_started_is_malformed() {
+        let events = [json!({"type": "content_block_delta", "index": 3,
+            "delta": {"type": "text_delta", "text": "hi"}})];
+        let (error, _) = read_stream(&events, 64);
+        let error = error.unwrap_err().to_string();
+        assert!(
+            error.contains("content block 3 has a delta but never started"),
+            "{error}"
+        );
     }
 
     #[test]

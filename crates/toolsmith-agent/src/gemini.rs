@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 use toolsmith::Dialect;
 
 use crate::http::{
-    BaseUrlError, ErrorShape, Post, Transport, abridge, check_base_url, json_body, kind,
-    standard_message, transport_settings,
+    BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge, check_base_url,
+    cut_short, json_body, kind, standard_message, transport_settings,
 };
-use crate::lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
+use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A Gemini model behind Google's Gemini API (`generateContent`).
@@ -154,8 +154,31 @@ impl Gemini {
     /// # Ok::<(), toolsmith_agent::BaseUrlError>(())
     /// ```
     pub fn url(&self) -> String {
+        self.method_url("generateContent")
+    }
+
+    /// The endpoint streamed requests go to
+    /// ([`complete_streaming`](LanguageModel::complete_streaming)): `streamGenerateContent`,
+    /// its responses asked for as server-sent events (`alt=sse`).
+    ///
+    /// ```
+    /// use toolsmith_agent::Gemini;
+    ///
+    /// let client = Gemini::new("http://127.0.0.1:8080", "gemini-2.5-flash")?;
+    /// assert_eq!(
+    ///     client.streaming_url(),
+    ///     "http://127.0.0.1:8080/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    /// );
+    /// # Ok::<(), toolsmith_agent::BaseUrlError>(())
+    /// ```
+    pub fn streaming_url(&self) -> String {
+        format!("{}?alt=sse", self.method_url("streamGenerateContent"))
+    }
+
+    /// `{base}/v1beta/models/{model}:{method}`.
+    fn method_url(&self, method: &str) -> String {
         format!(
-            "{}/v1beta/models/{}:generateContent",
+            "{}/v1beta/models/{}:{method}",
             self.base_url,
             path_segment(&self.model)
         )
@@ -269,20 +292,46 @@ impl LanguageModel for Gemini {
     /// attempt's time, and a retry that could only begin after it is not made.
     fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
         Box::pin(async move {
-            let body = self.request_body(&request)?.to_string();
-            let headers = self
-                .api_key
-                .iter()
-                .map(|key| ("x-goog-api-key", key.clone()))
-                .collect();
-            let post = Post {
-                url: self.url(),
-                headers,
-                body,
-                secret: self.api_key.clone(),
-                deadline: request.deadline,
-            };
+            let post = self.post(self.url(), &request)?;
             self.transport.exchange(post, ERRORS, parse_response).await
+        })
+    }
+
+    /// Asks [`streaming_url`](Self::streaming_url) and reads each event's
+    /// `GenerateContentResponse` chunk as it comes: text parts are the text's next pieces
+    /// (thoughts skipped), function calls come whole (with their thought signatures, kept as
+    /// [`complete`](LanguageModel::complete) keeps them), and the last chunk carries the
+    /// candidate's `finishReason` and the usage. The stream has no end event: one that ends
+    /// before a `finishReason` (or a blocked prompt's `promptFeedback`) was cut short. A
+    /// blocked prompt, or a candidate that stopped with nothing to say, is the error
+    /// [`complete`](LanguageModel::complete) gives; an `error` object in the stream is an
+    /// [`LmError::Status`] of its `code`, with Google's status and message. Retries and the
+    /// deadline are as [`complete`](LanguageModel::complete)'s, the deadline and the time
+    /// per request bounding the whole stream.
+    fn complete_streaming<'a>(&'a self, request: Request<'a>, sink: DeltaSink<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let post = self.post(self.streaming_url(), &request)?;
+            self.transport
+                .exchange_streaming(post, ERRORS, ChunkReader::new(sink))
+                .await
+        })
+    }
+}
+
+impl Gemini {
+    /// The request for `request` to `url`, the key in its header.
+    fn post(&self, url: String, request: &Request<'_>) -> Result<Post, LmError> {
+        let headers = self
+            .api_key
+            .iter()
+            .map(|key| ("x-goog-api-key", key.clone()))
+            .collect();
+        Ok(Post {
+            url,
+            headers,
+            body: self.request_body(request)?.to_string(),
+            secret: self.api_key.clone(),
+            deadline: request.deadline,
         })
     }
 }
@@ -373,13 +422,18 @@ fn path_segment(model: &str) -> String {
 /// joined, thoughts skipped, function calls in order, each with its thought signature) and its
 /// usage.
 fn parse_response(text: &str) -> Result<Reply, LmError> {
+    response_reply(&json_body(text)?)
+}
+
+/// The reply of a `generateContent` response's JSON (see [`parse_response`]). A streamed
+/// response is read here too, once its chunks are put together in the same shape.
+fn response_reply(body: &Value) -> Result<Reply, LmError> {
     let malformed = |reason: String| LmError::Malformed { reason };
-    let body = json_body(text)?;
     let Some(candidate) = body
         .get("candidates")
         .and_then(|candidates| candidates.get(0))
     else {
-        return Err(malformed(match blocked(&body) {
+        return Err(malformed(match blocked(body) {
             Some(reason) => format!("the prompt was blocked ({reason}); no candidate came"),
             None => "it has no `candidates[0]`".to_owned(),
         }));
@@ -446,7 +500,7 @@ fn parse_response(text: &str) -> Result<Reply, LmError> {
         tool_calls,
         tool_call_id: None,
     });
-    let reply = match usage(&body) {
+    let reply = match usage(body) {
         Some(usage) => reply.with_usage(usage),
         None => reply,
     };
@@ -486,16 +540,153 @@ fn parse_function_call(index: usize, call: &Value) -> Result<ToolCall, LmError> 
         .ok_or_else(|| LmError::Malformed {
             reason: format!("function call {index} has no `name`"),
         })?;
-    let id = call
-        .get("id")
-        .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
-        .map_or_else(|| format!("call_{index}"), str::to_owned);
     let arguments = match call.get("args") {
         None | Some(Value::Null) => json!({}),
         Some(arguments) => arguments.clone(),
     };
-    Ok(ToolCall::new(id, name, arguments))
+    Ok(ToolCall::new(call_id(call, index), name, arguments))
+}
+
+/// A function call's `id`, or `call_{index}` for a call that came without one.
+fn call_id(call: &Value, index: usize) -> String {
+    call.get("id")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map_or_else(|| format!("call_{index}"), str::to_owned)
+}
+
+/// A streamed response, read chunk by chunk into the response a whole one is (its
+/// candidate's parts and other fields, the usage, the prompt's feedback), which
+/// [`response_reply`] then reads.
+struct ChunkReader<'a> {
+    sink: DeltaSink<'a>,
+    /// The first candidate's fields but its content, the last chunk's where they repeat.
+    candidate: Option<serde_json::Map<String, Value>>,
+    /// Every part of the candidate's content, in order; `None` until a chunk has content.
+    parts: Option<Vec<Value>>,
+    usage: Option<Value>,
+    feedback: Option<Value>,
+    /// How many function calls have come.
+    calls: usize,
+    /// Whether the response is over: its candidate finished, or the prompt was blocked.
+    finished: bool,
+}
+
+impl<'a> ChunkReader<'a> {
+    fn new(sink: DeltaSink<'a>) -> Self {
+        ChunkReader {
+            sink,
+            candidate: None,
+            parts: None,
+            usage: None,
+            feedback: None,
+            calls: 0,
+            finished: false,
+        }
+    }
+
+    /// Reports a part of the candidate's content as it comes, as [`response_reply`] will read
+    /// it: a text part as text, a function call as a call (thoughts neither).
+    fn report(&mut self, part: &Value) {
+        if part.get("thought").and_then(Value::as_bool) == Some(true) {
+            return;
+        }
+        if let Some(call) = part.get("functionCall") {
+            if let Some(name) = call.get("name").and_then(Value::as_str) {
+                (self.sink)(Delta::ToolCall {
+                    index: self.calls,
+                    id: call_id(call, self.calls),
+                    name: name.to_owned(),
+                });
+            }
+            self.calls += 1;
+        } else if let Some(text) = part.get("text").and_then(Value::as_str)
+            && !text.is_empty()
+        {
+            (self.sink)(Delta::Text(text.to_owned()));
+        }
+    }
+}
+
+impl EventReader for ChunkReader<'_> {
+    fn event(&mut self, _kind: &str, data: &str) -> Result<Read, LmError> {
+        let chunk = json_body(data)?;
+        if chunk.get("error").is_some_and(|error| !error.is_null()) {
+            let status = chunk["error"]
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|code| u16::try_from(code).ok())
+                .filter(|code| (400..600).contains(code))
+                .unwrap_or(500);
+            return Err(LmError::Status {
+                status,
+                message: google_message(data),
+                attempts: 1,
+            });
+        }
+        if let Some(usage) = chunk.get("usageMetadata").filter(|u| !u.is_null()) {
+            self.usage = Some(usage.clone());
+        }
+        if let Some(feedback) = chunk.get("promptFeedback").filter(|f| !f.is_null()) {
+            self.finished |= feedback.get("blockReason").is_some();
+            self.feedback = Some(feedback.clone());
+        }
+        let Some(Value::Object(fields)) = chunk.get("candidates").and_then(|c| c.get(0)) else {
+            return Ok(Read::More);
+        };
+        let candidate = self.candidate.get_or_insert_default();
+        for (key, value) in fields.iter().filter(|(key, _)| *key != "content") {
+            candidate.insert(key.clone(), value.clone());
+        }
+        self.finished |= fields.get("finishReason").is_some_and(|r| !r.is_null());
+        match fields.get("content") {
+            None | Some(Value::Null) => {}
+            Some(content) => {
+                let parts = match content.get("parts") {
+                    None | Some(Value::Null) => &[][..],
+                    Some(Value::Array(parts)) => &parts[..],
+                    Some(other) => {
+                        return Err(LmError::Malformed {
+                            reason: format!(
+                                "a chunk's `candidates[0].content.parts` is {}, not an array",
+                                kind(other)
+                            ),
+                        });
+                    }
+                };
+                for part in parts {
+                    self.report(part);
+                }
+                self.parts.get_or_insert_default().extend_from_slice(parts);
+            }
+        }
+        Ok(Read::More)
+    }
+
+    fn finish(self, _ended: bool) -> Result<Reply, LmError> {
+        if !self.finished {
+            return Err(cut_short(
+                "its candidate's `finishReason` (or a blocked prompt's `promptFeedback`)",
+            ));
+        }
+        let mut body = json!({});
+        if let Some(mut candidate) = self.candidate {
+            if let Some(parts) = self.parts {
+                candidate.insert(
+                    "content".to_owned(),
+                    json!({"parts": parts, "role": "model"}),
+                );
+            }
+            body["candidates"] = json!([candidate]);
+        }
+        if let Some(usage) = self.usage {
+            body["usageMetadata"] = usage;
+        }
+        if let Some(feedback) = self.feedback {
+            body["promptFeedback"] = feedback;
+        }
+        response_reply(&body)
+    }
 }
 
 /// Google's error body, `{"error": {"code", "message", "status", "details"}}` (alone or, as some

@@ -9,17 +9,30 @@
 //! Requests go through `reqwest` on tokio. A request made where no tokio runtime is running
 //! (a future polled by another executor) runs on a small runtime of the transport's own, so
 //! that a model can be asked from any executor.
+//!
+//! A streamed reply ([`Transport::exchange_streaming`]) is asked and retried the same way, then
+//! its body is read as server-sent events, each handed to the client's [`EventReader`] as it
+//! comes. The body is read by a task (on the caller's runtime, else on the transport's own)
+//! that passes the events over a channel to the future the caller polls, where the reader and
+//! the caller's sink run.
 
 use std::fmt;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime};
 
+use eventsource_stream::{Event, EventStreamError, Eventsource as _};
+use futures_core::Stream;
 use serde_json::Value;
+use tokio::sync::mpsc;
 
-use crate::lm::LmError;
+use crate::lm::{LmError, Reply};
 
-/// The most of a reply body read: a model's reply is far smaller.
+/// The most of a reply body read, a streamed one's too: a model's reply is far smaller.
 const BODY_LIMIT: usize = 16 * 1024 * 1024;
+/// How many events of a stream may wait for the caller's future to read them.
+const EVENTS_BUFFERED: usize = 64;
 /// The most of a server's error text quoted in an error.
 pub(crate) const QUOTE_LIMIT: usize = 500;
 
@@ -109,6 +122,41 @@ pub(crate) struct Post {
     pub deadline: Option<Instant>,
 }
 
+/// How one API's stream of server-sent events is read into a reply: each client's own.
+pub(crate) trait EventReader: Send {
+    /// Reads one event of the stream: its type (its `event:` field, `message` when it has
+    /// none) and its data. [`Read::Done`] once the API's end event came, after which nothing
+    /// more is read.
+    ///
+    /// # Errors
+    /// An event that cannot be read ([`LmError::Malformed`]) or that is the server's error
+    /// ([`LmError::Status`], its `attempts` filled in by the transport).
+    fn event(&mut self, kind: &str, data: &str) -> Result<Read, LmError>;
+
+    /// The reply the stream made, once it is over: `ended` after [`Read::Done`], else where the
+    /// body ended first (for an API with an end event, a stream cut short: [`cut_short`]).
+    ///
+    /// # Errors
+    /// When the events do not make a reply the API's non-streaming answer would have made.
+    fn finish(self, ended: bool) -> Result<Reply, LmError>;
+}
+
+/// What an [`EventReader`] makes of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Read {
+    /// More events are to come.
+    More,
+    /// The stream's end event: the reply is whole.
+    Done,
+}
+
+/// The error of a stream that ended before `missing` (its end event, in words).
+pub(crate) fn cut_short(missing: &str) -> LmError {
+    LmError::Malformed {
+        reason: format!("the stream was cut short: it ended before {missing}"),
+    }
+}
+
 /// The time allowed per request, and how error answers are retried.
 #[derive(Debug, Clone, Copy)]
 struct Settings {
@@ -181,26 +229,83 @@ impl Transport {
     ) -> Result<T, LmError> {
         let secret = post.secret.clone();
         let text = self.send(post, errors).await?;
-        read(&text).map_err(|error| match error {
-            LmError::Malformed { reason } => LmError::Malformed {
-                reason: redact(&reason, secret.as_deref()),
+        read(&text).map_err(|error| redacted(error, secret.as_deref()))
+    }
+
+    /// Sends `post` as [`exchange`](Self::exchange) does, asking for a stream, and reads the
+    /// body of the first success as server-sent events, each handed to `reader` as it comes.
+    ///
+    /// Error answers that come before the stream (429 and 5xx) are retried as
+    /// [`exchange`](Self::exchange) retries them; once the stream has started nothing is
+    /// retried. The deadline and the time per request bound the whole stream, and
+    /// [`BODY_LIMIT`] its size. A body that is not an event stream, or that ends or breaks
+    /// before `reader` saw its end event, is an error ([`LmError::Malformed`]). The key is taken
+    /// out of every error, `reader`'s too.
+    pub(crate) async fn exchange_streaming<R: EventReader>(
+        &self,
+        post: Post,
+        errors: ErrorShape,
+        mut reader: R,
+    ) -> Result<Reply, LmError> {
+        let secret = post.secret.clone();
+        let client = self.client(&post.url)?;
+        let (sender, mut events) = mpsc::channel(EVENTS_BUFFERED);
+        let work = stream_events(client, self.settings, post, errors, sender);
+        // Dropped with this future, or once the reply is read: the body is read no further.
+        let _task = match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => AbortOnDrop(runtime.spawn(work)),
+            Err(_) => match own_runtime() {
+                Ok(runtime) => AbortOnDrop(runtime.spawn(work)),
+                Err(reason) => {
+                    return Err(LmError::Unreachable {
+                        url: String::new(),
+                        reason: format!("no runtime to send the request on: {reason}"),
+                    });
+                }
             },
-            other => other,
+        };
+        let mut attempts = 1;
+        let read = loop {
+            let Some(streamed) = events.recv().await else {
+                break reader.finish(false);
+            };
+            match streamed {
+                Streamed::Opened { attempts: made } => attempts = made,
+                Streamed::Event(event) => match reader.event(&event.event, &event.data) {
+                    Ok(Read::More) => {}
+                    Ok(Read::Done) => break reader.finish(true),
+                    Err(error) => break Err(error),
+                },
+                Streamed::Failed(error) => return Err(redacted(error, secret.as_deref())),
+            }
+        };
+        read.map_err(|error| match error {
+            LmError::Status {
+                status, message, ..
+            } => LmError::Status {
+                status,
+                message: redact(&message, secret.as_deref()),
+                attempts,
+            },
+            other => redacted(other, secret.as_deref()),
         })
+    }
+
+    /// The HTTP client, built at the first request.
+    fn client(&self, url: &str) -> Result<reqwest::Client, LmError> {
+        match self.client.get_or_init(http_client) {
+            Ok(client) => Ok(client.clone()),
+            Err(reason) => Err(LmError::Unreachable {
+                url: url.to_owned(),
+                reason: format!("no HTTP client could be made: {reason}"),
+            }),
+        }
     }
 
     /// Sends `post` on the tokio runtime this task runs in, or on the transport's own where
     /// there is none: the body of the first success.
     async fn send(&self, post: Post, errors: ErrorShape) -> Result<String, LmError> {
-        let client = match self.client.get_or_init(http_client) {
-            Ok(client) => client.clone(),
-            Err(reason) => {
-                return Err(LmError::Unreachable {
-                    url: post.url,
-                    reason: format!("no HTTP client could be made: {reason}"),
-                });
-            }
-        };
+        let client = self.client(&post.url)?;
         let work = post_with_retries(client, self.settings, post, errors);
         if tokio::runtime::Handle::try_current().is_ok() {
             return work.await;
@@ -254,13 +359,44 @@ fn own_runtime() -> Result<&'static tokio::runtime::Runtime, String> {
         .map_err(Clone::clone)
 }
 
-/// The retry loop of [`Transport::exchange`].
+/// The retry loop of [`Transport::exchange`], and the body of the first success.
 async fn post_with_retries(
     client: reqwest::Client,
     settings: Settings,
     post: Post,
     errors: ErrorShape,
 ) -> Result<String, LmError> {
+    let opened = open(&client, settings, &post, errors).await?;
+    match tokio::time::timeout_at(opened.until, read_body(opened.response, &post)).await {
+        Ok(text) => text,
+        Err(_) => Err(LmError::Timeout {
+            url: post.url.clone(),
+            after: opened.allowed,
+        }),
+    }
+}
+
+/// A request the server took (a 2xx answer), its body still to read.
+struct Opened {
+    response: reqwest::Response,
+    /// How many requests were made.
+    attempts: u32,
+    /// When the attempt's time is up: its body must be read by then.
+    until: tokio::time::Instant,
+    /// The time the attempt was allowed.
+    allowed: Duration,
+}
+
+/// Sends `post` until the server takes it, retrying 429 and 5xx answers (after what the
+/// server asks, else a doubling backoff) while the retries and the deadline allow. Each
+/// attempt has the time per request, cut to the deadline, from connecting to the last byte
+/// of its body; the body of the answer taken is read in what is left of it.
+async fn open(
+    client: &reqwest::Client,
+    settings: Settings,
+    post: &Post,
+    errors: ErrorShape,
+) -> Result<Opened, LmError> {
     let left = || {
         post.deadline
             .map(|deadline| deadline.saturating_duration_since(Instant::now()))
@@ -270,37 +406,47 @@ async fn post_with_retries(
     loop {
         attempts += 1;
         let allowed = left().map_or(settings.timeout, |left| left.min(settings.timeout));
+        let timed_out = || LmError::Timeout {
+            url: post.url.clone(),
+            after: allowed,
+        };
         if allowed.is_zero() {
-            return Err(LmError::Timeout {
-                url: post.url.clone(),
-                after: allowed,
+            return Err(timed_out());
+        }
+        let until = tokio::time::Instant::now() + allowed;
+        let response = match tokio::time::timeout_at(until, request(client, post)).await {
+            Ok(response) => response?,
+            Err(_) => return Err(timed_out()),
+        };
+        let status = response.status().as_u16();
+        if (200..300).contains(&status) {
+            return Ok(Opened {
+                response,
+                attempts,
+                until,
+                allowed,
             });
         }
-        let answer = match tokio::time::timeout(allowed, attempt(&client, &post)).await {
-            Ok(answer) => answer?,
-            Err(_) => {
-                return Err(LmError::Timeout {
-                    url: post.url.clone(),
-                    after: allowed,
-                });
-            }
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|value| value.to_str().ok())
+            .and_then(parse_retry_after);
+        let text = match tokio::time::timeout_at(until, read_body(response, post)).await {
+            Ok(text) => text?,
+            Err(_) => return Err(timed_out()),
         };
-        if (200..300).contains(&answer.status) {
-            return Ok(answer.text);
-        }
-        let retryable = answer.status == 429 || (500..600).contains(&answer.status);
+        let retryable = status == 429 || (500..600).contains(&status);
         let failed = || LmError::Status {
-            status: answer.status,
-            message: redact(&(errors.message)(&answer.text)),
+            status,
+            message: redact(&(errors.message)(&text)),
             attempts,
         };
         if !retryable || attempts > settings.retries {
             return Err(failed());
         }
-        let asked = answer
-            .retry_after
-            .or_else(|| (errors.retry_delay)(&answer.text));
-        let wait = wait_before_retry(&settings, attempts, answer.status, asked)?;
+        let asked = retry_after.or_else(|| (errors.retry_delay)(&text));
+        let wait = wait_before_retry(&settings, attempts, status, asked)?;
         if left().is_some_and(|left| left <= wait) {
             return Err(failed());
         }
@@ -308,8 +454,8 @@ async fn post_with_retries(
     }
 }
 
-/// One request, from connecting to the reply's last byte (at most [`BODY_LIMIT`] of it).
-async fn attempt(client: &reqwest::Client, post: &Post) -> Result<Answer, LmError> {
+/// One request, up to the answer's status and headers.
+async fn request(client: &reqwest::Client, post: &Post) -> Result<reqwest::Response, LmError> {
     let mut request = client
         .post(&post.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -317,28 +463,194 @@ async fn attempt(client: &reqwest::Client, post: &Post) -> Result<Answer, LmErro
     for (name, value) in &post.headers {
         request = request.header(*name, value);
     }
-    let fail = |error: reqwest::Error| transport_error(post, error);
-    let mut response = request.send().await.map_err(fail)?;
-    let status = response.status().as_u16();
-    let retry_after = response
-        .headers()
-        .get(reqwest::header::RETRY_AFTER)
-        .and_then(|value| value.to_str().ok())
-        .and_then(parse_retry_after);
+    request
+        .send()
+        .await
+        .map_err(|error| transport_error(post, error))
+}
+
+/// An answer's body, to its last byte (at most [`BODY_LIMIT`] of it).
+async fn read_body(mut response: reqwest::Response, post: &Post) -> Result<String, LmError> {
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(fail)? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|error| transport_error(post, error))?
+    {
         if body.len() + chunk.len() > BODY_LIMIT {
-            return Err(LmError::Malformed {
-                reason: format!("the reply is larger than {BODY_LIMIT} bytes"),
-            });
+            return Err(too_large());
         }
         body.extend_from_slice(&chunk);
     }
-    Ok(Answer {
-        status,
-        retry_after,
-        text: String::from_utf8_lossy(&body).into_owned(),
-    })
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+fn too_large() -> LmError {
+    LmError::Malformed {
+        reason: format!("the reply is larger than {BODY_LIMIT} bytes"),
+    }
+}
+
+/// What the task reading a stream passes to the caller's future.
+enum Streamed {
+    /// The server took the request, after this many attempts; its events follow.
+    Opened { attempts: u32 },
+    /// One event of the stream.
+    Event(Event),
+    /// The request failed, or the stream broke; nothing follows.
+    Failed(LmError),
+}
+
+/// A task's handle that ends the task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The task of [`Transport::exchange_streaming`]: sends `post` until the server takes it
+/// ([`open`]), then passes each event of its body on to `events`, and what went wrong, if
+/// anything. It ends when the body does, or when the caller's future no longer listens.
+async fn stream_events(
+    client: reqwest::Client,
+    settings: Settings,
+    mut post: Post,
+    errors: ErrorShape,
+    events: mpsc::Sender<Streamed>,
+) {
+    post.headers
+        .push(("Accept", "text/event-stream".to_owned()));
+    if let Err(error) = pass_events(&client, settings, &post, errors, &events).await {
+        // The caller's future may have stopped listening: then no one needs to know.
+        let _ = events.send(Streamed::Failed(error)).await;
+    }
+}
+
+async fn pass_events(
+    client: &reqwest::Client,
+    settings: Settings,
+    post: &Post,
+    errors: ErrorShape,
+    events: &mpsc::Sender<Streamed>,
+) -> Result<(), LmError> {
+    let opened = open(client, settings, post, errors).await?;
+    let attempts = opened.attempts;
+    if events.send(Streamed::Opened { attempts }).await.is_err() {
+        return Ok(());
+    }
+    let body = read_events(opened.response, post, events);
+    match tokio::time::timeout_at(opened.until, body).await {
+        Ok(read) => read,
+        Err(_) => Err(LmError::Timeout {
+            url: post.url.clone(),
+            after: opened.allowed,
+        }),
+    }
+}
+
+/// Reads `response`'s body as server-sent events, passing each on as it is whole.
+async fn read_events(
+    response: reqwest::Response,
+    post: &Post,
+    events: &mpsc::Sender<Streamed>,
+) -> Result<(), LmError> {
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let is_event_stream = content_type
+        .split(';')
+        .next()
+        .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("text/event-stream"));
+    if !content_type.is_empty() && !is_event_stream {
+        let text = read_body(response, post).await?;
+        return Err(LmError::Malformed {
+            reason: format!(
+                "it is `{content_type}`, not an event stream: {}",
+                abridge(text.trim()).escape_debug()
+            ),
+        });
+    }
+    let mut stream = Bounded {
+        body: Box::pin(response.bytes_stream()),
+        read: 0,
+    }
+    .eventsource();
+    let mut count = 0usize;
+    while let Some(next) = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_next(cx)).await {
+        let event = next.map_err(|error| match error {
+            EventStreamError::Transport(BodyError::TooLarge) => too_large(),
+            EventStreamError::Transport(BodyError::Broken(error)) => LmError::Malformed {
+                reason: format!(
+                    "the stream was cut short after {count} events: {}",
+                    transport_reason(post, error)
+                ),
+            },
+            EventStreamError::Utf8(error) => LmError::Malformed {
+                reason: format!("the stream is not UTF-8 text: {error}"),
+            },
+            EventStreamError::Parser(error) => LmError::Malformed {
+                reason: format!("the stream is not one of server-sent events: {error}"),
+            },
+        })?;
+        count += 1;
+        if events.send(Streamed::Event(event)).await.is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// A body's bytes as they come, at most [`BODY_LIMIT`] of them.
+struct Bounded<S> {
+    body: Pin<Box<S>>,
+    read: usize,
+}
+
+/// Why a streamed body could not be read on.
+#[derive(Debug)]
+enum BodyError {
+    /// The connection broke, or the body's framing did.
+    Broken(reqwest::Error),
+    /// It is longer than [`BODY_LIMIT`].
+    TooLarge,
+}
+
+impl fmt::Display for BodyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BodyError::Broken(error) => write!(f, "{error}"),
+            BodyError::TooLarge => write!(f, "the body is larger than {BODY_LIMIT} bytes"),
+        }
+    }
+}
+
+impl<S, B> Stream for Bounded<S>
+where
+    S: Stream<Item = Result<B, reqwest::Error>>,
+    B: AsRef<[u8]>,
+{
+    type Item = Result<B, BodyError>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.body.as_mut().poll_next(cx) {
+            Poll::Ready(Some(Ok(chunk))) => {
+                self.read = self.read.saturating_add(chunk.as_ref().len());
+                if self.read > BODY_LIMIT {
+                    Poll::Ready(Some(Err(BodyError::TooLarge)))
+                } else {
+                    Poll::Ready(Some(Ok(chunk)))
+                }
+            }
+            Poll::Ready(Some(Err(error))) => Poll::Ready(Some(Err(BodyError::Broken(error)))),
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
 }
 
 /// How long to wait after the `attempts`-th request got `status`: what the server asked,
@@ -361,13 +673,6 @@ fn wait_before_retry(
     }
 }
 
-/// One answer from the server.
-struct Answer {
-    status: u16,
-    retry_after: Option<Duration>,
-    text: String,
-}
-
 /// A failed request in words: its causes, one after another (reqwest's own message names only
 /// the step that failed), the key taken out.
 fn transport_error(post: &Post, error: reqwest::Error) -> LmError {
@@ -377,6 +682,14 @@ fn transport_error(post: &Post, error: reqwest::Error) -> LmError {
             after: Duration::ZERO,
         };
     }
+    LmError::Unreachable {
+        url: post.url.clone(),
+        reason: transport_reason(post, error),
+    }
+}
+
+/// What went wrong with a request, in words: its causes, one after another, the key taken out.
+fn transport_reason(post: &Post, error: reqwest::Error) -> String {
     let error = error.without_url();
     let mut reason = error.to_string();
     let mut cause = std::error::Error::source(&error);
@@ -388,9 +701,29 @@ fn transport_error(post: &Post, error: reqwest::Error) -> LmError {
         }
         cause = next.source();
     }
-    LmError::Unreachable {
-        url: post.url.clone(),
-        reason: redact(&reason, post.secret.as_deref()),
+    redact(&reason, post.secret.as_deref())
+}
+
+/// `error` with `secret` taken out of the words it quotes from the server.
+fn redacted(error: LmError, secret: Option<&str>) -> LmError {
+    match error {
+        LmError::Malformed { reason } => LmError::Malformed {
+            reason: redact(&reason, secret),
+        },
+        LmError::Status {
+            status,
+            message,
+            attempts,
+        } => LmError::Status {
+            status,
+            message: redact(&message, secret),
+            attempts,
+        },
+        LmError::Unreachable { url, reason } => LmError::Unreachable {
+            url,
+            reason: redact(&reason, secret),
+        },
+        other => other,
     }
 }
 

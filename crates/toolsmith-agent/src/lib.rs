@@ -93,7 +93,7 @@ pub use declaration::ToolDeclaration;
 pub use error::{AgentError, Step};
 pub use gemini::Gemini;
 pub use http::BaseUrlError;
-pub use lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
+pub use lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
 pub use openai::OpenAiCompatible;
 pub use react::{Answer, DEFAULT_TIMEOUT, Predict, ReAct};

@@ -38,6 +38,96 @@ pub trait LanguageModel: Send + Sync {
     /// # Errors
     /// When the model cannot be reached or its reply cannot be read (see [`LmError`]).
     fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a>;
+
+    /// The model's next message, as [`complete`](Self::complete) answers it, with what the
+    /// model sends reported to `sink` as it comes, before the reply is whole: the answer's
+    /// text in pieces ([`Delta::Text`], which joined are the reply's text) and each tool call
+    /// as it starts ([`Delta::ToolCall`]; its arguments come whole, in the reply).
+    ///
+    /// The reply is the one [`complete`](Self::complete) would have answered for the same
+    /// message: the text joined, the calls with their arguments in the same shape, and the
+    /// usage where the stream reports it. A reply the model did not finish (the stream cut
+    /// short) is an error, never a message, though `sink` has had its start. The HTTP clients
+    /// ask their API to stream ([`OpenAiCompatible`](crate::OpenAiCompatible),
+    /// [`Anthropic`](crate::Anthropic), [`Gemini`](crate::Gemini)); the provided method asks
+    /// [`complete`](Self::complete) and reports the whole reply at once, its text as one
+    /// delta and then each call, so that every model streams, if only trivially.
+    ///
+    /// `sink` is called on the task that polls the returned future, one delta at a time and in
+    /// order; it should return quickly (hand the text on, not process it there).
+    ///
+    /// ```
+    /// use std::sync::Mutex;
+    /// use serde_json::json;
+    /// use toolsmith_agent::{Delta, LanguageModel, Message, Request, ScriptedModel, ToolChoice};
+    ///
+    /// let lm = ScriptedModel::new().then_call("add", json!({"a": 1, "b": 2}));
+    /// let seen = Mutex::new(Vec::new());
+    /// let sink = |delta: Delta| seen.lock().unwrap().push(delta);
+    /// let request = Request {
+    ///     messages: &[Message::user("1 + 2?")],
+    ///     tools: &[],
+    ///     tool_choice: &ToolChoice::Auto,
+    ///     deadline: None,
+    /// };
+    /// let reply = toolsmith::block_on(lm.complete_streaming(request, &sink))
+    ///     .expect("outside a runtime")?;
+    /// let call = &reply.message.tool_calls[0];
+    /// assert_eq!(
+    ///     seen.into_inner().unwrap(),
+    ///     [Delta::ToolCall { index: 0, id: call.id.clone(), name: "add".into() }]
+    /// );
+    /// # Ok::<(), toolsmith_agent::LmError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`complete`](Self::complete); and, for a streamed reply, when the stream ends
+    /// before the model finished ([`LmError::Malformed`], saying it was cut short) or the
+    /// server reports an error in it ([`LmError::Status`], with the server's words).
+    fn complete_streaming<'a>(&'a self, request: Request<'a>, sink: DeltaSink<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let reply = self.complete(request).await?;
+            report_whole(&reply.message, sink);
+            Ok(reply)
+        })
+    }
+}
+
+/// What a model sends as it answers, before its reply is whole
+/// ([`LanguageModel::complete_streaming`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Delta {
+    /// More of the answer's text, to append to what came before.
+    Text(String),
+    /// A tool call started; its arguments come with the reply.
+    ToolCall {
+        /// The call's place among the reply's calls (in
+        /// [`tool_calls`](Message::tool_calls)), from 0.
+        index: usize,
+        /// The call's id, as the reply's call has it.
+        id: String,
+        /// The tool called.
+        name: String,
+    },
+}
+
+/// Where [`LanguageModel::complete_streaming`] reports each [`Delta`] as it comes.
+pub type DeltaSink<'a> = &'a (dyn Fn(Delta) + Send + Sync);
+
+/// Reports a whole message to `sink` as a stream would have: its text, if any, as one delta,
+/// then each call.
+pub(crate) fn report_whole(message: &Message, sink: DeltaSink<'_>) {
+    if let Some(text) = message.content.as_ref().filter(|text| !text.is_empty()) {
+        sink(Delta::Text(text.clone()));
+    }
+    for (index, call) in message.tool_calls.iter().enumerate() {
+        sink(Delta::ToolCall {
+            index,
+            id: call.id.clone(),
+            name: call.name.clone(),
+        });
+    }
 }
 
 /// What [`LanguageModel::complete`] returns: a boxed `Send` future of the reply.
@@ -71,7 +161,7 @@ impl Reply {
 /// Tokens a model counted, as its server reports them (OpenAI's `prompt_tokens` and
 /// `completion_tokens`, Anthropic's `input_tokens` and `output_tokens`, Gemini's
 /// `promptTokenCount` and `candidatesTokenCount`). Usages add up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Usage {
     /// Tokens of the request: the conversation and the tool declarations.
     pub input_tokens: u64,
@@ -119,7 +209,9 @@ pub enum LmError {
     /// A tool cannot be declared in the model's dialect (a name its API refuses, a recursive
     /// type for Gemini); nothing was sent.
     Declaration(EnvelopeError),
-    /// The server answered with an error status (after any retries).
+    /// The server answered with an error status (after any retries), or reported an error in
+    /// the middle of a streamed reply, after its 200: then `status` is the one its error
+    /// stands for (its code, or its type's in Anthropic's table; 500 when it names none).
     Status {
         /// The HTTP status.
         status: u16,

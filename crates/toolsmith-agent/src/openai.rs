@@ -7,9 +7,10 @@ use serde_json::{Map, Value, json};
 use toolsmith::Dialect;
 
 use crate::http::{
-    BaseUrlError, ErrorShape, Post, Transport, check_base_url, json_body, kind, transport_settings,
+    BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, check_base_url, cut_short,
+    json_body, kind, standard_message, transport_settings,
 };
-use crate::lm::{LanguageModel, LmError, LmFuture, Reply, Usage};
+use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A chat model behind an OpenAI-compatible `chat/completions` endpoint.
@@ -182,23 +183,49 @@ impl LanguageModel for OpenAiCompatible {
     /// attempt's time, and a retry that could only begin after it is not made.
     fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
         Box::pin(async move {
-            let body = self.request_body(&request)?.to_string();
-            let headers = self
-                .api_key
-                .iter()
-                .map(|key| ("Authorization", format!("Bearer {key}")))
-                .collect();
-            let post = Post {
-                url: self.url(),
-                headers,
-                body,
-                secret: self.api_key.clone(),
-                deadline: request.deadline,
-            };
+            let post = self.post(self.request_body(&request)?, &request);
             self.transport
                 .exchange(post, ErrorShape::STANDARD, parse_completion)
                 .await
         })
+    }
+
+    /// Asks the server for a stream (`"stream": true`, with `stream_options.include_usage`)
+    /// and reads its `chat.completion.chunk`s as they come: `choices[0].delta.content` is the
+    /// text's next piece, `delta.tool_calls` start calls (their `index`, `id` and
+    /// `function.name`) and carry their arguments' next pieces, the last chunk the usage,
+    /// and `data: [DONE]` ends it. An `error` object in the stream is an
+    /// [`LmError::Status`] of its `code` (500 when it has no HTTP status), with its message.
+    /// Retries and the deadline are as [`complete`](LanguageModel::complete)'s, the deadline
+    /// and the time per request bounding the whole stream.
+    fn complete_streaming<'a>(&'a self, request: Request<'a>, sink: DeltaSink<'a>) -> LmFuture<'a> {
+        Box::pin(async move {
+            let mut body = self.request_body(&request)?;
+            body["stream"] = Value::Bool(true);
+            body["stream_options"] = json!({"include_usage": true});
+            let post = self.post(body, &request);
+            self.transport
+                .exchange_streaming(post, ErrorShape::STANDARD, ChunkReader::new(sink))
+                .await
+        })
+    }
+}
+
+impl OpenAiCompatible {
+    /// The request of `body`, with the key as a bearer token.
+    fn post(&self, body: Value, request: &Request<'_>) -> Post {
+        let headers = self
+            .api_key
+            .iter()
+            .map(|key| ("Authorization", format!("Bearer {key}")))
+            .collect();
+        Post {
+            url: self.url(),
+            headers,
+            body: body.to_string(),
+            secret: self.api_key.clone(),
+            deadline: request.deadline,
+        }
     }
 }
 
@@ -238,8 +265,13 @@ fn tool_choice(choice: &ToolChoice) -> Value {
 
 /// The assistant message of a chat completion (`choices[0].message`), and its `usage`.
 fn parse_completion(text: &str) -> Result<Reply, LmError> {
+    completion_reply(&json_body(text)?)
+}
+
+/// The reply of a chat completion's JSON: `choices[0].message`, and the `usage`. A streamed
+/// completion is read here too, once its chunks are put together in the same shape.
+fn completion_reply(body: &Value) -> Result<Reply, LmError> {
     let malformed = |reason: String| LmError::Malformed { reason };
-    let body = json_body(text)?;
     let message = body
         .get("choices")
         .and_then(|choices| choices.get(0))
@@ -277,7 +309,7 @@ fn parse_completion(text: &str) -> Result<Reply, LmError> {
         tool_calls,
         tool_call_id: None,
     });
-    Ok(match usage(&body) {
+    Ok(match usage(body) {
         Some(usage) => reply.with_usage(usage),
         None => reply,
     })
@@ -313,16 +345,155 @@ fn parse_tool_call(index: usize, call: &Value) -> Result<ToolCall, LmError> {
         .ok_or_else(|| LmError::Malformed {
             reason: format!("tool call {index} has no `function.name`"),
         })?;
-    let id = call
-        .get("id")
-        .and_then(Value::as_str)
-        .filter(|id| !id.is_empty())
-        .map_or_else(|| format!("call_{index}"), str::to_owned);
+    let id = call_id(call, index);
     let arguments = match function.get("arguments") {
         None | Some(Value::Null) => Value::String(String::new()),
         Some(arguments) => arguments.clone(),
     };
     Ok(ToolCall::new(id, name, arguments))
+}
+
+/// A call's `id`, or `call_{index}` for a call that came without one.
+fn call_id(call: &Value, index: usize) -> String {
+    call.get("id")
+        .and_then(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .map_or_else(|| format!("call_{index}"), str::to_owned)
+}
+
+/// A streamed chat completion, read chunk by chunk into the message a whole completion holds
+/// (`choices[0].message`, and the `usage`), which [`completion_reply`] then reads.
+struct ChunkReader<'a> {
+    sink: DeltaSink<'a>,
+    /// The text so far: `None` until a chunk has some (a message of calls only has none).
+    content: Option<String>,
+    /// The calls, in the order they started, each as a whole completion's call.
+    calls: Vec<Value>,
+    /// The `index` each call of `calls` has in the stream.
+    keys: Vec<u64>,
+    usage: Option<Value>,
+}
+
+impl<'a> ChunkReader<'a> {
+    fn new(sink: DeltaSink<'a>) -> Self {
+        ChunkReader {
+            sink,
+            content: None,
+            calls: Vec::new(),
+            keys: Vec::new(),
+            usage: None,
+        }
+    }
+
+    /// One of `delta.tool_calls`: a call's start (its `id`, `function.name`) or its arguments'
+    /// next piece, for the call of its `index` (the `position`-th in the delta, where the
+    /// server gives none).
+    fn call_delta(&mut self, position: usize, delta: &Value) {
+        let key = delta
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or(position as u64);
+        let index = match self.keys.iter().position(|seen| *seen == key) {
+            Some(index) => index,
+            None => {
+                self.keys.push(key);
+                self.calls
+                    .push(json!({"type": "function", "function": {"name": null}}));
+                self.calls.len() - 1
+            }
+        };
+        let call = &mut self.calls[index];
+        if call.get("id").is_none()
+            && let Some(id) = delta.get("id").filter(|id| id.is_string())
+        {
+            call["id"] = id.clone();
+        }
+        let function = delta.get("function");
+        let name = function.and_then(|f| f.get("name")).and_then(Value::as_str);
+        if let Some(name) = name.filter(|name| !name.is_empty())
+            && call["function"]["name"].is_null()
+        {
+            call["function"]["name"] = Value::String(name.to_owned());
+            (self.sink)(Delta::ToolCall {
+                index,
+                id: call_id(call, index),
+                name: name.to_owned(),
+            });
+        }
+        match function.and_then(|f| f.get("arguments")) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(piece)) => match &mut call["function"]["arguments"] {
+                Value::String(arguments) => arguments.push_str(piece),
+                arguments => *arguments = Value::String(piece.clone()),
+            },
+            // Arguments sent whole, as an object: as a whole completion has them.
+            Some(arguments) => call["function"]["arguments"] = arguments.clone(),
+        }
+    }
+}
+
+impl EventReader for ChunkReader<'_> {
+    fn event(&mut self, _kind: &str, data: &str) -> Result<Read, LmError> {
+        if data.trim() == "[DONE]" {
+            return Ok(Read::Done);
+        }
+        let chunk = json_body(data)?;
+        if chunk.get("error").is_some_and(|error| !error.is_null()) {
+            let status = chunk["error"]
+                .get("code")
+                .and_then(Value::as_u64)
+                .and_then(|code| u16::try_from(code).ok())
+                .filter(|code| (400..600).contains(code))
+                .unwrap_or(500);
+            return Err(LmError::Status {
+                status,
+                message: standard_message(data),
+                attempts: 1,
+            });
+        }
+        if let Some(usage) = chunk.get("usage").filter(|usage| !usage.is_null()) {
+            self.usage = Some(usage.clone());
+        }
+        let Some(delta) = chunk
+            .get("choices")
+            .and_then(|choices| choices.get(0))
+            .and_then(|choice| choice.get("delta"))
+        else {
+            return Ok(Read::More);
+        };
+        let piece = match delta.get("content") {
+            Some(Value::String(text)) => Some(text.clone()),
+            Some(Value::Array(parts)) => Some(text_parts(parts)),
+            _ => None,
+        };
+        if let Some(piece) = piece {
+            self.content.get_or_insert_default().push_str(&piece);
+            if !piece.is_empty() {
+                (self.sink)(Delta::Text(piece));
+            }
+        }
+        if let Some(Value::Array(calls)) = delta.get("tool_calls") {
+            for (position, call) in calls.iter().enumerate() {
+                self.call_delta(position, call);
+            }
+        }
+        Ok(Read::More)
+    }
+
+    fn finish(self, ended: bool) -> Result<Reply, LmError> {
+        if !ended {
+            return Err(cut_short("`data: [DONE]`"));
+        }
+        let mut message = json!({"role": "assistant", "content": self.content});
+        if !self.calls.is_empty() {
+            message["tool_calls"] = Value::Array(self.calls);
+        }
+        let mut body = json!({"choices": [{"message": message}]});
+        if let Some(usage) = self.usage {
+            body["usage"] = usage;
+        }
+        completion_reply(&body)
+    }
 }
 
 #[cfg(test)]
@@ -441,6 +612,89 @@ mod tests {
             message(&Message::tool_result("c1", "3")),
             json!({"role": "tool", "content": "3", "tool_call_id": "c1"})
         );
+    }
+
+    /// Feeds `chunks` (each an event's data) to a stream reader: the reply, and the deltas.
+    fn read_stream(chunks: &[Value]) -> (Result<Reply, LmError>, Vec<Delta>) {
+        let deltas = std::sync::Mutex::new(Vec::new());
+        let sink = |delta: Delta| deltas.lock().unwrap().push(delta);
+        let mut reader = ChunkReader::new(&sink);
+        let mut ended = false;
+        for chunk in chunks {
+            let data = chunk
+                .as_str()
+                .map_or_else(|| chunk.to_string(), str::to_owned);
+            match reader.event("message", &data) {
+                Ok(Read::More) => {}
+                Ok(Read::Done) => {
+                    ended = true;
+                    break;
+                }
+                Err(error) => return (Err(error), deltas.into_inner().unwrap()),
+            }
+        }
+        let reply = reader.finish(ended);
+        (reply, deltas.into_inner().unwrap())
+    }
+
+    fn delta(delta: Value) -> Value {
+        json!({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]})
+    }
+
+    #[test]
+    fn streamed_calls_without_an_index_or_an_id_and_whole_arguments_are_read() {
+        let (reply, deltas) = read_stream(&[
+            delta(json!({"role": "assistant", "content": null})),
+            // A server that sends each call whole, without `index` or `id`.
+            delta(json!({"tool_calls": [{"function": {"name": "add", "arguments": {"a": 1}}}]})),
+            delta(json!({"tool_calls": [
+                {"index": 1, "id": "c2", "function": {"name": "mul", "arguments": "{\"a\""}}]})),
+            delta(json!({"tool_calls": [{"index": 1, "function": {"arguments": ": 2}"}}]})),
+            json!({"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": 2}}),
+            json!("[DONE]"),
+        ]);
+        let reply = reply.unwrap();
+        assert_eq!(reply.message.content, None);
+        assert_eq!(
+            reply.message.tool_calls,
+            [
+                ToolCall::new("call_0", "add", json!({"a": 1})),
+                ToolCall::new("c2", "mul", json!("{\"a\": 2}")),
+            ]
+        );
+        assert_eq!(reply.usage, Some(Usage::new(5, 2)));
+        assert_eq!(
+            deltas,
+            [
+                Delta::ToolCall {
+                    index: 0,
+                    id: "call_0".into(),
+                    name: "add".into()
+                },
+                Delta::ToolCall {
+                    index: 1,
+                    id: "c2".into(),
+                    name: "mul".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stream_error_object_is_a_status_error_of_its_code() {
+        let (error, _) = read_stream(&[json!({"error": {"message": "bad input", "code": 400}})]);
+        assert_eq!(
+            error.unwrap_err(),
+            LmError::Status {
+                status: 400,
+                message: "bad input".into(),
+                attempts: 1
+            }
+        );
+        let (error, _) = read_stream(&[json!("{not json")]);
+        assert!(error.unwrap_err().to_string().contains("not JSON"));
+        let (error, _) = read_stream(&[delta(json!({"content": "hi"}))]);
+        assert!(error.unwrap_err().to_string().contains("cut short"));
     }
 
     #[test]

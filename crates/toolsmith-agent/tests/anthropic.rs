@@ -9,16 +9,16 @@ mod blocking;
 #[path = "support/fake_anthropic.rs"]
 mod fake_anthropic;
 
-use blocking::CompleteBlocking;
+use blocking::{CompleteBlocking, calls_of, text_of, text_pieces};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fake_anthropic::{API_VERSION, FakeServer, Reply};
+use fake_anthropic::{API_VERSION, Ending, FakeServer, Reply};
 use serde_json::{Value, json};
 use toolsmith::{Dialect, Registry, Tool};
 use toolsmith_agent::{
-    AgentError, Anthropic, LanguageModel, LmError, Message, Predict, Question, QuestionAnswer,
-    ReAct, Request, ToolCall, ToolChoice, ToolDeclaration, Usage,
+    AgentError, Anthropic, Delta, LanguageModel, LmError, Message, Predict, Question,
+    QuestionAnswer, ReAct, Request, ToolCall, ToolChoice, ToolDeclaration, Usage,
 };
 
 const KEY: &str = "sk-ant-test-9f8e7d6c5b4a";
@@ -643,4 +643,200 @@ fn the_fake_api_refuses_what_the_real_one_refuses() {
     let (status, text) = post_raw(&server, &[], &good);
     assert_eq!(status, 200, "{text}");
     assert!(text.contains("the one accepted"), "{text}");
+}
+
+/// Asks `client` the same with tools, whole then streamed: both replies, and the deltas.
+fn whole_and_streamed(
+    client: &Anthropic,
+) -> (toolsmith_agent::Reply, toolsmith_agent::Reply, Vec<Delta>) {
+    let messages = [Message::user("2 + 3?")];
+    let tools = [ToolDeclaration::of(&Add)];
+    let request = Request {
+        messages: &messages,
+        tools: &tools,
+        tool_choice: &ToolChoice::Auto,
+        deadline: None,
+    };
+    let whole = client.complete_blocking(request).expect("a whole reply");
+    let (streamed, deltas) = client.stream_blocking(request);
+    (whole, streamed.expect("a streamed reply"), deltas)
+}
+
+/// `client` asked "hi", streamed: the reply, and the deltas.
+fn stream(client: &Anthropic) -> (Result<toolsmith_agent::Reply, LmError>, Vec<Delta>) {
+    client.stream_blocking(Request {
+        messages: &[Message::user("hi")],
+        tools: &[],
+        tool_choice: &ToolChoice::Auto,
+        deadline: None,
+    })
+}
+
+#[test]
+fn a_streamed_message_arrives_in_deltas_and_is_the_one_complete_gives() {
+    let reply = Reply::message(
+        json!([
+            {"type": "thinking", "thinking": "Two and three.", "signature": "EqQBCgIYAh"},
+            {"type": "text", "text": "Let me add "},
+            {"type": "text", "text": "them."},
+            {"type": "tool_use", "id": "toolu_01A", "name": "add",
+             "input": {"a": "2", "b": 3, "note": "a \"quoted\" ünïcode input"}},
+            {"type": "tool_use", "id": "toolu_01B", "name": "add", "input": {}},
+        ]),
+        "tool_use",
+    )
+    .usage(120, 40)
+    .pieces(3);
+    let server = FakeServer::start(Some(KEY), vec![reply.clone(), reply]);
+    let (whole, streamed, deltas) = whole_and_streamed(&client(&server));
+    assert_eq!(streamed, whole);
+    assert_eq!(
+        streamed.message.content.as_deref(),
+        Some("Let me add them.")
+    );
+    assert_eq!(
+        streamed.message.tool_calls,
+        [
+            ToolCall::new(
+                "toolu_01A",
+                "add",
+                json!({"a": "2", "b": 3, "note": "a \"quoted\" ünïcode input"})
+            ),
+            ToolCall::new("toolu_01B", "add", json!({})),
+        ]
+    );
+    assert_eq!(streamed.usage, Some(Usage::new(120, 40)));
+    // The thinking is no text; the text came in pieces, in order, then the calls.
+    assert_eq!(text_of(&deltas), "Let me add them.");
+    assert_eq!(text_pieces(&deltas), 6);
+    assert_eq!(
+        calls_of(&deltas),
+        [
+            (0, "toolu_01A".to_owned(), "add".to_owned()),
+            (1, "toolu_01B".to_owned(), "add".to_owned()),
+        ]
+    );
+    let seen = &server.requests()[1];
+    assert_eq!(seen.refused, None);
+    assert_eq!(seen.body["stream"], true);
+    assert_eq!(seen.api_key.as_deref(), Some(KEY));
+    assert_eq!(server.requests()[0].body.get("stream"), None);
+}
+
+#[test]
+fn a_streamed_reply_cut_off_by_max_tokens_is_the_error_complete_gives() {
+    let reply = Reply::message(
+        json!([{"type": "tool_use", "id": "toolu_1", "name": "add", "input": {"a": 1}}]),
+        "max_tokens",
+    );
+    let server = FakeServer::start(Some(KEY), vec![reply.clone(), reply]);
+    let client = client(&server);
+    let whole = ask(&client).unwrap_err();
+    let (streamed, deltas) = stream(&client);
+    assert_eq!(streamed.unwrap_err(), whole);
+    assert!(
+        whole.to_string().contains("cut off at `max_tokens`"),
+        "{whole}"
+    );
+    assert_eq!(calls_of(&deltas).len(), 1);
+}
+
+#[test]
+fn a_stream_cut_short_or_broken_off_is_an_error() {
+    let text = "An answer the server never finishes.";
+    let server = FakeServer::start(
+        Some(KEY),
+        vec![
+            Reply::text(text).ending(Ending::CutAfter(5)),
+            Reply::text(text).ending(Ending::BrokenAfter(5)),
+        ],
+    );
+    let client = client(&server);
+    let (cut, deltas) = stream(&client);
+    let cut = cut.unwrap_err();
+    assert!(matches!(cut, LmError::Malformed { .. }), "{cut:?}");
+    assert!(
+        cut.to_string()
+            .ends_with("the stream was cut short: it ended before `message_stop`"),
+        "{cut}"
+    );
+    // message_start, ping, content_block_start, then two pieces of text.
+    assert_eq!(text_of(&deltas), "An answe");
+    let (broken, _) = stream(&client);
+    let broken = broken.unwrap_err();
+    assert!(
+        broken
+            .to_string()
+            .contains("the stream was cut short after 5 events: "),
+        "{broken}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn an_error_event_is_a_status_error_with_anthropics_words_and_never_the_key() {
+    let server = FakeServer::start(
+        Some(KEY),
+        vec![
+            Reply::text("Half of it").stream_error(4, "overloaded_error", "Overloaded"),
+            Reply::text("Other half").stream_error(
+                0,
+                "api_error",
+                &format!("Internal error for key {KEY}"),
+            ),
+        ],
+    );
+    let client = client(&server);
+    let (error, deltas) = stream(&client);
+    let error = error.unwrap_err();
+    assert_eq!(
+        error,
+        LmError::Status {
+            status: 529,
+            message: "overloaded_error: Overloaded".into(),
+            attempts: 1,
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 529: overloaded_error: Overloaded"
+    );
+    assert_eq!(text_of(&deltas), "Half");
+    let (error, _) = stream(&client);
+    let error = error.unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the model server answered HTTP 500: api_error: Internal error for key [redacted]"
+    );
+    assert!(!format!("{error:?}").contains(KEY));
+}
+
+#[test]
+fn a_529_before_the_stream_is_retried_and_the_stream_then_read() {
+    let server = FakeServer::start(
+        Some(KEY),
+        vec![
+            Reply::error(529, "overloaded_error", "Overloaded").header("retry-after", "0"),
+            Reply::text("Here it is.").usage(7, 4),
+        ],
+    );
+    let (reply, deltas) = stream(&client(&server));
+    let reply = reply.expect("a reply after the retry");
+    assert_eq!(reply.message.content.as_deref(), Some("Here it is."));
+    assert_eq!(reply.usage, Some(Usage::new(7, 4)));
+    assert_eq!(text_of(&deltas), "Here it is.");
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn the_fake_api_refuses_a_stream_that_is_no_boolean() {
+    let server = FakeServer::start(Some(KEY), vec![Reply::text("never sent")]);
+    let body = json!({"model": "claude-test", "max_tokens": 10, "stream": "yes",
+                      "messages": [{"role": "user", "content": "hi"}]});
+    let (status, text) = post_raw(&server, &[], &body);
+    assert_eq!(status, 400);
+    assert!(
+        text.contains("stream: Input should be a valid boolean"),
+        "{text}"
+    );
 }

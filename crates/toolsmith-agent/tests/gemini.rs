@@ -9,18 +9,18 @@ mod blocking;
 #[path = "support/fake_gemini.rs"]
 mod fake_gemini;
 
-use blocking::CompleteBlocking;
+use blocking::{CompleteBlocking, calls_of, text_of, text_pieces};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fake_gemini::{FakeGemini, KEY, MODEL, Reply, call_with_id, text, thought};
+use fake_gemini::{Ending, FakeGemini, KEY, MODEL, Reply, call, call_with_id, sign, text, thought};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolsmith::{Describe, Registry};
 use toolsmith_agent::{
-    AgentError, Gemini, LmError, Message, Question, QuestionAnswer, ReAct, Request, ToolChoice,
-    ToolDeclaration, Usage,
+    AgentError, Delta, Gemini, LmError, Message, Question, QuestionAnswer, ReAct, Request,
+    ToolCall, ToolChoice, ToolDeclaration, Usage,
 };
 
 /// Adds two integers.
@@ -687,5 +687,263 @@ fn a_request_deadline_bounds_the_request() {
         started.elapsed() < Duration::from_secs(2),
         "{:?}",
         started.elapsed()
+    );
+}
+
+/// `client` asked "hi", streamed: the reply, and the deltas.
+fn stream(client: &Gemini) -> (Result<toolsmith_agent::Reply, LmError>, Vec<Delta>) {
+    client.stream_blocking(Request {
+        messages: &[Message::user("hi")],
+        tools: &[],
+        tool_choice: &ToolChoice::Auto,
+        deadline: None,
+    })
+}
+
+#[test]
+fn a_streamed_response_arrives_in_deltas_and_is_the_one_complete_gives() {
+    let mut signed = call("add", json!({"a": 1, "b": 2}));
+    sign(&mut signed);
+    let reply = Reply::parts(vec![
+        thought("The user wants two sums."),
+        text("Adding both, "),
+        text("now."),
+        call_with_id("fc-1", "add", json!({"a": 20, "b": 22})),
+        signed,
+    ])
+    .usage(40, 12)
+    .pieces(3);
+    let server = FakeGemini::start(vec![reply.clone(), reply, Reply::text("42 and 3.")]);
+    let client = client(&server);
+    let tools = [ToolDeclaration::of(&Add)];
+    let messages = [Message::user("20 + 22, and 1 + 2?")];
+    let request = Request {
+        messages: &messages,
+        tools: &tools,
+        tool_choice: &ToolChoice::Auto,
+        deadline: None,
+    };
+    let whole = client.complete_blocking(request).expect("a whole reply");
+    let (streamed, deltas) = client.stream_blocking(request);
+    let streamed = streamed.expect("a streamed reply");
+    assert_eq!(streamed, whole);
+    assert_eq!(
+        streamed.message.content.as_deref(),
+        Some("Adding both, now.")
+    );
+    assert_eq!(streamed.usage, Some(Usage::new(40, 12)));
+    let calls = &streamed.message.tool_calls;
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        (calls[0].id.as_str(), calls[1].id.as_str()),
+        ("fc-1", "call_1")
+    );
+    assert!(
+        calls.iter().all(|call| call.signature.is_some()),
+        "{calls:?}"
+    );
+    // The thought is no text; the text came in pieces, then each call whole.
+    assert_eq!(text_of(&deltas), "Adding both, now.");
+    assert_eq!(text_pieces(&deltas), 7);
+    assert_eq!(
+        calls_of(&deltas),
+        [
+            (0, "fc-1".to_owned(), "add".to_owned()),
+            (1, "call_1".to_owned(), "add".to_owned()),
+        ]
+    );
+    let seen = &server.requests()[1];
+    assert_eq!(
+        seen.path,
+        format!("/v1beta/models/{MODEL}:streamGenerateContent?alt=sse")
+    );
+    assert_eq!(seen.api_key.as_deref(), Some(KEY));
+    // The streamed calls go back with their signatures, which the fake checks.
+    let mut conversation = messages.to_vec();
+    conversation.push(streamed.message.clone());
+    conversation.push(Message::tool_result("fc-1", "42"));
+    conversation.push(Message::tool_result("call_1", "3"));
+    let (last, _) = client.stream_blocking(Request {
+        messages: &conversation,
+        ..request
+    });
+    assert_eq!(
+        last.expect("the signatures were sent back")
+            .message
+            .content
+            .as_deref(),
+        Some("42 and 3.")
+    );
+    assert_all_taken(&server);
+}
+
+#[test]
+fn blocked_and_unusable_streamed_responses_are_the_errors_complete_gives() {
+    let usage = json!({"promptTokenCount": 8, "totalTokenCount": 8});
+    let replies = [
+        Reply::json(json!({
+            "promptFeedback": {"blockReason": "PROHIBITED_CONTENT"},
+            "usageMetadata": usage,
+            "modelVersion": MODEL,
+        })),
+        Reply::json(json!({
+            "candidates": [{"finishReason": "SAFETY", "index": 0}],
+            "usageMetadata": usage,
+            "modelVersion": MODEL,
+        })),
+        Reply::parts(Vec::new()).finish("MALFORMED_FUNCTION_CALL"),
+        Reply::json(json!({
+            "candidates": [{"content": {"role": "model"}, "finishReason": "MAX_TOKENS",
+                            "index": 0}],
+            "usageMetadata": {"promptTokenCount": 8, "totalTokenCount": 72,
+                              "thoughtsTokenCount": 64},
+            "modelVersion": MODEL,
+        })),
+        Reply::parts(vec![json!({"functionCall": {"args": {"a": 1}}})]),
+    ];
+    let script = replies
+        .iter()
+        .flat_map(|reply| [reply.clone(), reply.clone()])
+        .collect();
+    let server = FakeGemini::start(script);
+    let client = client(&server);
+    for expected in [
+        "the prompt was blocked (PROHIBITED_CONTENT)",
+        "the model stopped (SAFETY) with no text and no function call",
+        "the model stopped (MALFORMED_FUNCTION_CALL)",
+        "the model stopped (MAX_TOKENS)",
+        "function call 0 has no `name`",
+    ] {
+        let whole = ask(&client).unwrap_err();
+        let (streamed, _) = stream(&client);
+        assert_eq!(streamed.unwrap_err(), whole);
+        assert!(whole.to_string().contains(expected), "{whole}");
+    }
+    assert_all_taken(&server);
+}
+
+#[test]
+fn a_stream_that_ends_before_a_finish_reason_was_cut_short() {
+    let reply = Reply::text("A long answer, cut.").pieces(4);
+    let server = FakeGemini::start(vec![
+        reply.clone().ending(Ending::CutAfter(3)),
+        reply.ending(Ending::BrokenAfter(3)),
+    ]);
+    let client = client(&server);
+    let (cut, deltas) = stream(&client);
+    let cut = cut.unwrap_err();
+    assert!(matches!(cut, LmError::Malformed { .. }), "{cut:?}");
+    assert!(
+        cut.to_string().ends_with(
+            "the stream was cut short: it ended before its candidate's `finishReason` (or a \
+             blocked prompt's `promptFeedback`)"
+        ),
+        "{cut}"
+    );
+    assert_eq!(text_of(&deltas), "A long answe");
+    let (broken, _) = stream(&client);
+    let broken = broken.unwrap_err();
+    assert!(
+        broken
+            .to_string()
+            .contains("the stream was cut short after 3 events: "),
+        "{broken}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn an_error_in_the_stream_is_a_status_error_with_googles_words_and_never_the_key() {
+    let server = FakeGemini::start(vec![Reply::text("Half an answer").stream_error(
+        2,
+        503,
+        "UNAVAILABLE",
+        &format!("The model is overloaded (key {KEY})."),
+    )]);
+    let (error, deltas) = stream(&client(&server));
+    let error = error.unwrap_err();
+    assert_eq!(
+        error,
+        LmError::Status {
+            status: 503,
+            message: "UNAVAILABLE: The model is overloaded (key [redacted]).".into(),
+            attempts: 1,
+        }
+    );
+    assert!(!format!("{error} {error:?}").contains(KEY));
+    assert_eq!(text_of(&deltas), "Half an ");
+}
+
+#[test]
+fn a_429_before_the_stream_is_retried_after_the_delay_it_asks() {
+    let server = FakeGemini::start(vec![
+        Reply::rate_limited("0.2s"),
+        Reply::text("finally").usage(5, 2),
+    ]);
+    let started = Instant::now();
+    let (reply, deltas) = stream(&client(&server));
+    let reply = reply.expect("a reply after a retry");
+    assert!(started.elapsed() >= Duration::from_millis(200));
+    assert_eq!(reply.message.content.as_deref(), Some("finally"));
+    assert_eq!(reply.usage, Some(Usage::new(5, 2)));
+    assert_eq!(text_of(&deltas), "finally");
+    assert_eq!(server.requests().len(), 2);
+    assert_all_taken_but_the_first(&server);
+}
+
+/// Every request but the first (a scripted error) was taken.
+fn assert_all_taken_but_the_first(server: &FakeGemini) {
+    for seen in &server.requests()[1..] {
+        assert_eq!(seen.refused, None, "{}", seen.body);
+        assert_eq!(seen.status, 200);
+    }
+}
+
+#[test]
+fn without_alt_sse_the_fake_streams_a_json_array_as_the_api_does() {
+    let server = FakeGemini::start(vec![Reply::text("Hello there").pieces(5)]);
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let body = json!({"contents": [{"role": "user", "parts": [{"text": "hi"}]}]});
+    let mut response = agent
+        .post(format!(
+            "{}/v1beta/models/{MODEL}:streamGenerateContent",
+            server.base_url()
+        ))
+        .header("x-goog-api-key", KEY)
+        .send(body.to_string())
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let chunks: Value =
+        serde_json::from_str(&response.body_mut().read_to_string().unwrap()).unwrap();
+    let texts: Vec<&str> = chunks
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|chunk| chunk["candidates"][0]["content"]["parts"][0]["text"].as_str())
+        .collect();
+    assert_eq!(texts, ["Hello", " ther", "e"]);
+    assert_eq!(chunks[2]["candidates"][0]["finishReason"], "STOP");
+}
+
+#[test]
+fn a_streamed_call_keeps_its_arguments_as_complete_gives_them() {
+    let server = FakeGemini::start(vec![Reply::calls(&[("add", json!({"a": 20, "b": "22"}))])]);
+    let (reply, deltas) = stream(&client(&server));
+    let reply = reply.expect("a reply");
+    let call = &reply.message.tool_calls[0];
+    assert_eq!(
+        ToolCall {
+            signature: None,
+            ..call.clone()
+        },
+        ToolCall::new("call_0", "add", json!({"a": 20, "b": "22"}))
+    );
+    assert!(call.signature.is_some());
+    assert_eq!(
+        calls_of(&deltas),
+        [(0, "call_0".to_owned(), "add".to_owned())]
     );
 }

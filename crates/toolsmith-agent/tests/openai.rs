@@ -8,16 +8,16 @@ mod blocking;
 #[path = "support/fake_openai.rs"]
 mod fake_openai;
 
-use blocking::CompleteBlocking;
-use std::sync::Arc;
+use blocking::{CompleteBlocking, calls_of, text_of, text_pieces};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use fake_openai::{FakeServer, Reply};
+use fake_openai::{Ending, FakeServer, Reply};
 use serde_json::{Value, json};
 use toolsmith::Registry;
 use toolsmith_agent::{
-    AgentError, LmError, Message, OpenAiCompatible, Question, QuestionAnswer, ReAct, Request,
-    ToolChoice,
+    AgentError, Delta, LanguageModel, LmError, Message, OpenAiCompatible, Question, QuestionAnswer,
+    ReAct, Request, ToolCall, ToolChoice, Usage,
 };
 
 const KEY: &str = "sk-test-9f8e7d6c5b4a";
@@ -426,4 +426,266 @@ fn a_run_over_http_is_awaited_on_a_tokio_runtime() {
         .block_on(agent.run(&question("20 + 22?")))
         .expect("an answer");
     assert_eq!(answer.output.answer, "42");
+}
+
+fn hi() -> Request<'static> {
+    Request {
+        messages: &[],
+        tools: &[],
+        tool_choice: &ToolChoice::Auto,
+        deadline: None,
+    }
+}
+
+/// Asks `client` for the same reply twice, whole then streamed: both replies, and the deltas.
+fn whole_and_streamed(
+    client: &OpenAiCompatible,
+) -> (toolsmith_agent::Reply, toolsmith_agent::Reply, Vec<Delta>) {
+    let messages = [Message::user("hi")];
+    let request = Request {
+        messages: &messages,
+        ..hi()
+    };
+    let whole = client.complete_blocking(request).expect("a whole reply");
+    let (streamed, deltas) = client.stream_blocking(request);
+    (whole, streamed.expect("a streamed reply"), deltas)
+}
+
+#[test]
+fn streamed_text_arrives_in_order_and_the_reply_is_the_one_complete_gives() {
+    let text = "The answer is 42, as everyone knows.";
+    let reply = Reply::text(text).usage(12, 9).pieces(5);
+    let server = FakeServer::start(vec![reply.clone(), reply]);
+    let (whole, streamed, deltas) = whole_and_streamed(&client(&server));
+    assert_eq!(streamed, whole);
+    assert_eq!(streamed.message.content.as_deref(), Some(text));
+    assert_eq!(streamed.usage, Some(Usage::new(12, 9)));
+    assert_eq!(text_pieces(&deltas), 8, "{deltas:?}");
+    assert_eq!(text_of(&deltas), text);
+    assert_eq!(deltas[0], Delta::Text("The a".into()));
+    let requests = server.requests();
+    assert_eq!(requests[0].body.get("stream"), None);
+    assert_eq!(requests[1].body["stream"], true);
+    assert_eq!(
+        requests[1].body["stream_options"],
+        json!({"include_usage": true})
+    );
+    assert_eq!(
+        requests[1].authorization.as_deref(),
+        Some(&*format!("Bearer {KEY}"))
+    );
+}
+
+#[test]
+fn a_calls_arguments_split_over_many_deltas_are_assembled_as_complete_gives_them() {
+    let reply = Reply::completion(json!({"role": "assistant", "content": "Adding both.",
+    "tool_calls": [
+        {"id": "call_a1", "type": "function",
+         "function": {"name": "add", "arguments": "{\"a\": 20, \"b\": \"22\"}"}},
+        {"id": "call_b2", "type": "function",
+         "function": {"name": "add", "arguments": "{'a': 1, b: 1,}"}},
+    ]}))
+    .usage(30, 17)
+    .pieces(1);
+    let server = FakeServer::start(vec![reply.clone(), reply]);
+    let (whole, streamed, deltas) = whole_and_streamed(&client(&server));
+    assert_eq!(streamed, whole);
+    assert_eq!(
+        streamed.message.tool_calls,
+        [
+            ToolCall::new("call_a1", "add", json!("{\"a\": 20, \"b\": \"22\"}")),
+            ToolCall::new("call_b2", "add", json!("{'a': 1, b: 1,}")),
+        ]
+    );
+    assert_eq!(
+        calls_of(&deltas),
+        [
+            (0, "call_a1".to_owned(), "add".to_owned()),
+            (1, "call_b2".to_owned(), "add".to_owned()),
+        ]
+    );
+    assert_eq!(text_of(&deltas), "Adding both.");
+    // The text came before the calls, as the model wrote it.
+    assert!(matches!(
+        deltas.last(),
+        Some(Delta::ToolCall { index: 1, .. })
+    ));
+}
+
+#[test]
+fn a_stream_cut_short_or_broken_off_is_an_error_after_the_deltas_that_came() {
+    let text = "A long answer that never ends.";
+    let server = FakeServer::start(vec![
+        Reply::text(text).ending(Ending::CutAfter(4)),
+        Reply::text(text).ending(Ending::BrokenAfter(4)),
+    ]);
+    let client = client(&server);
+    let messages = [Message::user("hi")];
+    let request = Request {
+        messages: &messages,
+        ..hi()
+    };
+    let (cut, deltas) = client.stream_blocking(request);
+    let cut = cut.unwrap_err();
+    assert!(matches!(cut, LmError::Malformed { .. }), "{cut:?}");
+    assert!(
+        cut.to_string()
+            .ends_with("the stream was cut short: it ended before `data: [DONE]`"),
+        "{cut}"
+    );
+    assert_eq!(text_of(&deltas), "A long answe");
+    let (broken, _) = client.stream_blocking(request);
+    let broken = broken.unwrap_err();
+    assert!(matches!(broken, LmError::Malformed { .. }), "{broken:?}");
+    assert!(
+        broken
+            .to_string()
+            .contains("the stream was cut short after 4 events: "),
+        "{broken}"
+    );
+    // Nothing is retried once the stream has started.
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
+fn an_error_in_the_stream_is_an_error_with_the_servers_words_and_never_the_key() {
+    let server = FakeServer::start(vec![
+        Reply::error(503, "busy"),
+        Reply::text("Half an answer").stream_error(3, &format!("The model crashed ({KEY})")),
+    ]);
+    let (error, deltas) = client(&server).stream_blocking(Request {
+        messages: &[Message::user("hi")],
+        ..hi()
+    });
+    let error = error.unwrap_err();
+    assert_eq!(
+        error,
+        LmError::Status {
+            status: 500,
+            message: "The model crashed ([redacted])".into(),
+            attempts: 2,
+        }
+    );
+    assert!(!format!("{error} {error:?}").contains(KEY));
+    assert_eq!(text_of(&deltas), "Half an ");
+}
+
+#[test]
+fn a_429_before_the_stream_is_retried_and_the_stream_then_read() {
+    let server = FakeServer::start(vec![
+        Reply::error(429, "slow down").header("Retry-After", "0"),
+        Reply::text("finally").usage(3, 1),
+    ]);
+    let (reply, deltas) = client(&server).stream_blocking(Request {
+        messages: &[Message::user("hi")],
+        ..hi()
+    });
+    let reply = reply.expect("a reply after the retry");
+    assert_eq!(reply.message.content.as_deref(), Some("finally"));
+    assert_eq!(text_of(&deltas), "finally");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests.iter().all(|seen| seen.body["stream"] == true));
+}
+
+#[test]
+fn the_time_per_request_bounds_the_whole_stream_and_deltas_come_as_sent() {
+    let text = "Slowly, one piece at a time.";
+    let server = FakeServer::start(vec![
+        Reply::text(text).pieces(1).pace(Duration::from_millis(100)),
+    ]);
+    let started = Instant::now();
+    let (error, deltas) = client(&server)
+        .timeout(Duration::from_millis(700))
+        .stream_blocking(Request {
+            messages: &[Message::user("hi")],
+            ..hi()
+        });
+    let error = error.unwrap_err();
+    assert!(matches!(error, LmError::Timeout { .. }), "{error:?}");
+    // What was sent before the time was up came before the error.
+    let got = text_of(&deltas);
+    assert!(!got.is_empty() && got.len() < text.len(), "{got:?}");
+    assert!(text.starts_with(&got), "{got:?}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn a_body_that_is_no_event_stream_is_malformed() {
+    let server = FakeServer::start(vec![Reply::raw(200, "{\"choices\": []}")]);
+    let (error, _) = client(&server).stream_blocking(Request {
+        messages: &[Message::user("hi")],
+        ..hi()
+    });
+    let error = error.unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("it is `application/json`, not an event stream"),
+        "{error}"
+    );
+}
+
+/// A stream polled by an executor that is not tokio: the body is read on the client's own
+/// runtime, the deltas reported on the polling thread.
+#[test]
+fn a_stream_is_a_future_any_executor_can_poll() {
+    let server = FakeServer::start(vec![Reply::text("Hello from afar.").pieces(3)]);
+    let client = client(&server);
+    let deltas = Mutex::new(Vec::new());
+    let polling = std::thread::current().id();
+    let sink = |delta: Delta| {
+        assert_eq!(std::thread::current().id(), polling);
+        deltas.lock().unwrap().push(delta);
+    };
+    let messages = [Message::user("hi")];
+    let reply = park_on(client.complete_streaming(
+        Request {
+            messages: &messages,
+            ..hi()
+        },
+        &sink,
+    ))
+    .expect("a reply");
+    assert_eq!(reply.message.content.as_deref(), Some("Hello from afar."));
+    let deltas = deltas.into_inner().unwrap();
+    assert_eq!(text_pieces(&deltas), 6);
+    assert_eq!(text_of(&deltas), "Hello from afar.");
+}
+
+#[test]
+fn the_fake_refuses_stream_options_without_a_stream_as_the_api_does() {
+    let server = FakeServer::start(vec![Reply::text("never sent")]);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let post = |body: Value| {
+        let mut response = agent
+            .post(format!("{}/chat/completions", server.base_url()))
+            .header("content-type", "application/json")
+            .send(body.to_string())
+            .expect("an answer");
+        let status = response.status().as_u16();
+        let text = response.body_mut().read_to_string().unwrap_or_default();
+        (status, text)
+    };
+    let messages = json!([{"role": "user", "content": "hi"}]);
+    let (status, text) = post(json!({"model": "m", "messages": messages,
+                                     "stream_options": {"include_usage": true}}));
+    assert_eq!(status, 400);
+    assert!(
+        text.contains("only allowed when 'stream' is enabled"),
+        "{text}"
+    );
+    let (status, text) = post(json!({"model": "m", "messages": messages, "stream": "yes"}));
+    assert_eq!(status, 400);
+    assert!(
+        text.contains("expected a boolean, but got a string"),
+        "{text}"
+    );
 }

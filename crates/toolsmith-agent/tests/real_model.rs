@@ -10,7 +10,7 @@
 #[path = "support/blocking.rs"]
 mod blocking;
 
-use blocking::CompleteBlocking;
+use blocking::{CompleteBlocking, calls_of, text_of};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -155,4 +155,62 @@ fn free_choice_ends_in_an_answer_or_a_well_formed_error() {
         "the model server failed: {:?}",
         result.err()
     );
+}
+
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn a_streamed_reply_is_the_one_complete_gives() {
+    let messages = [
+        Message::system("Answer in one short sentence."),
+        Message::user("What is the capital of France?"),
+    ];
+    let request = Request {
+        messages: &messages,
+        tools: &[],
+        tool_choice: &ToolChoice::Auto,
+        deadline: None,
+    };
+    let model = model();
+    let whole = model.complete_blocking(request).expect("a reply");
+    let (streamed, deltas) = model.stream_blocking(request);
+    let streamed = streamed.expect("a streamed reply");
+    show(
+        "streamed reply",
+        &json!({"text": streamed.message.content, "deltas": deltas.len(),
+                "usage": streamed.usage.map(|u| (u.input_tokens, u.output_tokens))}),
+    );
+    let text = streamed.message.content.clone().unwrap_or_default();
+    assert!(!text.trim().is_empty());
+    assert_eq!(text_of(&deltas), text);
+    // Greedy decoding (temperature 0): the same message, streamed or not.
+    assert_eq!(streamed.message, whole.message);
+}
+
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn a_streamed_forced_tool_call_is_schema_valid_and_runs() {
+    let declared = [ToolDeclaration::of(&Add)];
+    let (reply, deltas) = model().stream_blocking(Request {
+        messages: &[
+            Message::system("You add numbers with the `add` tool."),
+            Message::user("What is 2 + 3?"),
+        ],
+        tools: &declared,
+        tool_choice: &ToolChoice::Tool("add".into()),
+        deadline: None,
+    });
+    let reply = reply.expect("a streamed reply");
+    let call = reply.message.tool_calls.first().expect("a tool call");
+    show(
+        "streamed forced call",
+        &json!({"name": call.name, "arguments": call.arguments}),
+    );
+    assert_eq!(calls_of(&deltas), [(0, call.id.clone(), "add".to_owned())]);
+    tools()
+        .call_blocking(
+            "add",
+            Arguments::Json(&call.arguments),
+            toolsmith::Context::new().with_policy(Policy::strict()),
+        )
+        .expect("schema-valid arguments that run");
 }

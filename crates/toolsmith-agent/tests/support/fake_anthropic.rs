@@ -12,6 +12,16 @@
 //! schema of `"type": "object"`) and `tool_choice`. The replies it sends have the shape of the
 //! API's own (`id`, `type: message`, `role`, `model`, `content`, `stop_reason`, `usage`).
 //!
+//! A scripted message ([`Reply::message`], [`Reply::text`], [`Reply::tool_use`]) is sent whole,
+//! or, to a request with `"stream": true` (a boolean, else a 400), as the API streams it:
+//! `message_start` (the message without content, its input tokens), a `ping`, then for each
+//! block `content_block_start` (a text block's empty text, a `tool_use` block's id, name and
+//! empty input, a thinking block's empty thinking), its `content_block_delta`s (`text_delta`s,
+//! `input_json_delta`s whose `partial_json` pieces join into the input, `thinking_delta`s and
+//! a `signature_delta`) and `content_block_stop`, then `message_delta` (the stop reason, the
+//! output tokens) and `message_stop`. A stream can be cut short, broken off, paced, or end in
+//! an `event: error` (`overloaded_error`, say) as the API sends one mid-stream.
+//!
 //! Shared by this crate's tests and the CLI's (included with `#[path]`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -22,6 +32,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+
+mod sse {
+    #![allow(dead_code)]
+    include!("sse.rs");
+}
+
+pub use sse::Ending;
 
 /// The `anthropic-version` the API speaks.
 pub const API_VERSION: &str = "2023-06-01";
@@ -49,6 +66,10 @@ const KNOWN_KEYS: &[&str] = &[
 pub struct Reply {
     status: u16,
     body: Body,
+    stream: sse::Shape,
+    /// An `error` event sent after this many events, in place of the rest: its type and
+    /// message.
+    stream_error: Option<(usize, String, String)>,
     headers: Vec<(String, String)>,
     delay: Duration,
 }
@@ -72,6 +93,8 @@ impl Reply {
         Reply {
             status,
             body: Body::Raw(body.into()),
+            stream: sse::Shape::default(),
+            stream_error: None,
             headers: Vec::new(),
             delay: Duration::ZERO,
         }
@@ -97,6 +120,8 @@ impl Reply {
                 "stop_sequence": null,
                 "usage": {"input_tokens": 25, "output_tokens": 10},
             })),
+            stream: sse::Shape::default(),
+            stream_error: None,
             headers: Vec::new(),
             delay: Duration::ZERO,
         }
@@ -127,6 +152,32 @@ impl Reply {
         self
     }
 
+    /// The same message, streamed with this many characters of text (or of a call's input
+    /// JSON) per delta (4 unless set).
+    pub fn pieces(mut self, size: usize) -> Self {
+        self.stream.piece = size;
+        self
+    }
+
+    /// The same message, its stream ending as told.
+    pub fn ending(mut self, ending: Ending) -> Self {
+        self.stream.ending = ending;
+        self
+    }
+
+    /// The same message, its stream's events sent `pace` apart.
+    pub fn pace(mut self, pace: Duration) -> Self {
+        self.stream.pace = pace;
+        self
+    }
+
+    /// The same message, its stream ending after `events` events in an `error` event of this
+    /// type and message (`overloaded_error`, `Overloaded`), as the API sends one mid-stream.
+    pub fn stream_error(mut self, events: usize, kind: &str, message: &str) -> Self {
+        self.stream_error = Some((events, kind.to_owned(), message.to_owned()));
+        self
+    }
+
     /// The same answer with a header added.
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_owned(), value.to_owned()));
@@ -138,6 +189,82 @@ impl Reply {
         self.delay = delay;
         self
     }
+}
+
+/// The events of `message` streamed as the API streams a message.
+fn events(message: &Value, piece: usize) -> Vec<String> {
+    let event = |data: Value| {
+        let name = data["type"].as_str().unwrap_or("message").to_owned();
+        sse::event(Some(&name), &data.to_string())
+    };
+    let usage = &message["usage"];
+    let mut start_usage = usage.clone();
+    start_usage["output_tokens"] = json!(1);
+    let mut start = message.clone();
+    start["content"] = json!([]);
+    start["stop_reason"] = Value::Null;
+    start["stop_sequence"] = Value::Null;
+    start["usage"] = start_usage;
+    let mut events = vec![
+        event(json!({"type": "message_start", "message": start})),
+        event(json!({"type": "ping"})),
+    ];
+    let blocks = message["content"].as_array().cloned().unwrap_or_default();
+    for (index, block) in blocks.iter().enumerate() {
+        let delta = |delta: Value| {
+            event(json!({"type": "content_block_delta", "index": index, "delta": delta}))
+        };
+        let mut deltas = Vec::new();
+        let started = match block["type"].as_str() {
+            Some("text") => {
+                let text = block["text"].as_str().unwrap_or("");
+                for text in sse::pieces(text, piece) {
+                    deltas.push(delta(json!({"type": "text_delta", "text": text})));
+                }
+                json!({"type": "text", "text": ""})
+            }
+            Some("tool_use") => {
+                // The API's first piece of a call's input is empty.
+                deltas.push(delta(
+                    json!({"type": "input_json_delta", "partial_json": ""}),
+                ));
+                let input = block["input"].to_string();
+                if input != "{}" {
+                    for json in sse::pieces(&input, piece) {
+                        deltas.push(delta(
+                            json!({"type": "input_json_delta", "partial_json": json}),
+                        ));
+                    }
+                }
+                json!({"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}})
+            }
+            Some("thinking") => {
+                let thinking = block["thinking"].as_str().unwrap_or("");
+                for thinking in sse::pieces(thinking, piece) {
+                    deltas.push(delta(
+                        json!({"type": "thinking_delta", "thinking": thinking}),
+                    ));
+                }
+                deltas.push(delta(
+                    json!({"type": "signature_delta", "signature": block["signature"]}),
+                ));
+                json!({"type": "thinking", "thinking": "", "signature": ""})
+            }
+            _ => block.clone(),
+        };
+        events.push(event(
+            json!({"type": "content_block_start", "index": index, "content_block": started}),
+        ));
+        events.extend(deltas);
+        events.push(event(json!({"type": "content_block_stop", "index": index})));
+    }
+    events.push(event(json!({
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": message["stop_sequence"]},
+        "usage": {"output_tokens": usage["output_tokens"]},
+    })));
+    events.push(event(json!({"type": "message_stop"})));
+    events
 }
 
 fn error_body(kind: &str, message: &str) -> Value {
@@ -272,9 +399,25 @@ fn serve(
             Err(refusal) => Reply::error(refusal.status, refusal.kind, &refusal.message),
         };
         std::thread::sleep(reply.delay);
+        let streamed = body["stream"] == json!(true);
         let text = match reply.body {
             Body::Message(mut message) => {
                 message["model"] = body.get("model").cloned().unwrap_or(Value::Null);
+                if streamed && reply.status == 200 {
+                    let mut events = events(&message, reply.stream.piece);
+                    if let Some((after, kind, text)) = &reply.stream_error {
+                        events.truncate(*after);
+                        let error = json!({"type": "error",
+                                           "error": {"type": kind, "message": text}});
+                        events.push(sse::event(Some("error"), &error.to_string()));
+                    }
+                    let headers: Vec<(&str, &str)> = [("request-id", "req_fake")]
+                        .into_iter()
+                        .chain(reply.headers.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+                        .collect();
+                    sse::send(request, &events, &reply.stream, &headers);
+                    continue;
+                }
                 message.to_string()
             }
             Body::Raw(text) => text,
@@ -386,9 +529,9 @@ fn check_body(text: &str) -> Result<(), Refusal> {
     }
     if body
         .get("stream")
-        .is_some_and(|stream| stream != &json!(false))
+        .is_some_and(|stream| !stream.is_boolean())
     {
-        return Err(invalid("stream: the fake server does not stream"));
+        return Err(invalid("stream: Input should be a valid boolean"));
     }
     let temperature = body.get("temperature").map(Value::as_f64);
     if temperature.is_some_and(|t| !t.is_some_and(|t| (0.0..=1.0).contains(&t))) {

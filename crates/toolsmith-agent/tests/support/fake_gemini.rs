@@ -14,6 +14,14 @@
 //! uses no reply of the script. Replies have the shape of the API reference's examples:
 //! `candidates` with `content`, `finishReason` and `index`, `usageMetadata`, `modelVersion`.
 //!
+//! `POST /v1beta/models/{model}:streamGenerateContent?alt=sse` is checked the same way and
+//! answered with the scripted response as the API streams one: server-sent events, each a
+//! `GenerateContentResponse` chunk of the candidate's next parts (text in pieces, a thought or
+//! a function call whole, with its thought signature), each with the usage so far, the last
+//! with the candidate's `finishReason` and the whole usage; a blocked prompt is one chunk of
+//! its `promptFeedback`. Without `alt=sse` the API streams a JSON array instead, and so does
+//! the fake. A stream can be cut short, broken off, paced, or end in an error object.
+//!
 //! Shared by this crate's tests and the CLI's (included with `#[path]`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -24,6 +32,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
+
+mod sse {
+    #![allow(dead_code)]
+    include!("sse.rs");
+}
+
+pub use sse::Ending;
 
 /// The model the fake serves unless told another.
 pub const MODEL: &str = "gemini-2.5-flash";
@@ -38,6 +53,10 @@ static SIGNATURES: AtomicUsize = AtomicUsize::new(0);
 pub struct Reply {
     status: u16,
     body: Body,
+    stream: sse::Shape,
+    /// An error object sent after this many chunks, in place of the rest: its code, status
+    /// and message.
+    stream_error: Option<(usize, u16, String, String)>,
     headers: Vec<(String, String)>,
     delay: Duration,
 }
@@ -54,6 +73,8 @@ impl Reply {
         Reply {
             status: 200,
             body: Body::Json(body),
+            stream: sse::Shape::default(),
+            stream_error: None,
             headers: Vec::new(),
             delay: Duration::ZERO,
         }
@@ -64,6 +85,8 @@ impl Reply {
         Reply {
             status,
             body: Body::Text(body.into()),
+            stream: sse::Shape::default(),
+            stream_error: None,
             headers: Vec::new(),
             delay: Duration::ZERO,
         }
@@ -162,6 +185,32 @@ impl Reply {
         self
     }
 
+    /// The same response, streamed with this many characters of text per chunk (4 unless
+    /// set).
+    pub fn pieces(mut self, size: usize) -> Self {
+        self.stream.piece = size;
+        self
+    }
+
+    /// The same response, its stream ending as told.
+    pub fn ending(mut self, ending: Ending) -> Self {
+        self.stream.ending = ending;
+        self
+    }
+
+    /// The same response, its stream's chunks sent `pace` apart.
+    pub fn pace(mut self, pace: Duration) -> Self {
+        self.stream.pace = pace;
+        self
+    }
+
+    /// The same response, its stream ending after `chunks` chunks in Google's error object
+    /// (`{"error": {"code", "message", "status"}}`), as the API sends one mid-stream.
+    pub fn stream_error(mut self, chunks: usize, code: u16, status: &str, message: &str) -> Self {
+        self.stream_error = Some((chunks, code, status.to_owned(), message.to_owned()));
+        self
+    }
+
     /// The same answer with a header added.
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_owned(), value.to_owned()));
@@ -208,6 +257,61 @@ pub fn call_with_id(id: &str, name: &str, args: Value) -> Value {
 pub fn sign(part: &mut Value) {
     let n = SIGNATURES.fetch_add(1, Ordering::Relaxed);
     part["thoughtSignature"] = json!(format!("CiQB0e2Kb-signature-{n}"));
+}
+
+/// The chunks of `response` as the API streams a response: the candidate's parts in order,
+/// text in pieces, each chunk with the usage so far; the last with the `finishReason` and the
+/// whole usage.
+fn chunks(response: &Value, piece: usize) -> Vec<Value> {
+    let Some(candidate) = response["candidates"].get(0) else {
+        return vec![response.clone()];
+    };
+    let usage = &response["usageMetadata"];
+    let prompt = usage["promptTokenCount"].clone();
+    let chunk = |parts: Option<Vec<Value>>| {
+        let mut candidate = json!({"index": 0});
+        if let Some(parts) = parts {
+            candidate["content"] = json!({"parts": parts, "role": "model"});
+        }
+        json!({
+            "candidates": [candidate],
+            "usageMetadata": {"promptTokenCount": prompt, "totalTokenCount": prompt},
+            "modelVersion": response["modelVersion"],
+            "responseId": response["responseId"],
+        })
+    };
+    let mut chunks = Vec::new();
+    let parts = candidate["content"]["parts"].as_array();
+    for part in parts.into_iter().flatten() {
+        let text = part.get("text").and_then(Value::as_str);
+        match text {
+            Some(text) if part.get("thought").is_none() => {
+                let pieces = sse::pieces(text, piece);
+                let last = pieces.len() - 1;
+                for (i, text) in pieces.into_iter().enumerate() {
+                    let mut part = if i == last { part.clone() } else { json!({}) };
+                    part["text"] = json!(text);
+                    chunks.push(chunk(Some(vec![part])));
+                }
+            }
+            _ => chunks.push(chunk(Some(vec![part.clone()]))),
+        }
+    }
+    let has_content = !candidate["content"].is_null();
+    if chunks.is_empty() {
+        chunks.push(chunk(has_content.then(Vec::new)));
+    }
+    if let Some(last) = chunks.last_mut() {
+        for (key, value) in candidate.as_object().into_iter().flatten() {
+            if key != "content" && key != "index" {
+                last["candidates"][0][key] = value.clone();
+            }
+        }
+        if !usage.is_null() {
+            last["usageMetadata"] = usage.clone();
+        }
+    }
+    chunks
 }
 
 fn google_error(code: u16, status: &str, message: &str) -> Value {
@@ -262,6 +366,7 @@ impl FakeGemini {
             let (server, seen) = (Arc::clone(&server), Arc::clone(&seen));
             let expected = Expected {
                 path: format!("/v1beta/models/{model}:generateContent"),
+                stream_path: format!("/v1beta/models/{model}:streamGenerateContent"),
                 model: model.to_owned(),
                 key: key.map(str::to_owned),
             };
@@ -300,6 +405,8 @@ impl Drop for FakeGemini {
 
 struct Expected {
     path: String,
+    /// `streamGenerateContent`'s, without its query.
+    stream_path: String,
     model: String,
     key: Option<String>,
 }
@@ -322,7 +429,18 @@ fn serve(
             .map(|h| h.value.as_str().to_owned());
         let body: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
         let path = request.url().to_owned();
-        let refusal = if *request.method() != tiny_http::Method::Post || path != expected.path {
+        let (method, query) = path.split_once('?').unwrap_or((&path, ""));
+        // How the answer is sent: whole, as events (`alt=sse`), or as a streamed JSON array.
+        let sent = if method == expected.path && query.is_empty() {
+            Some(Sent::Whole)
+        } else if method == expected.stream_path && query == "alt=sse" {
+            Some(Sent::Events)
+        } else if method == expected.stream_path && query.is_empty() {
+            Some(Sent::Array)
+        } else {
+            None
+        };
+        let refusal = if *request.method() != tiny_http::Method::Post || sent.is_none() {
             Some((
                 404,
                 "NOT_FOUND",
@@ -370,8 +488,31 @@ fn serve(
                 refused,
             });
         std::thread::sleep(reply.delay);
-        let mut response =
-            tiny_http::Response::from_string(reply.text_body()).with_status_code(reply.status);
+        let text = match (&reply.body, sent) {
+            (Body::Json(response), Some(Sent::Events)) if reply.status == 200 => {
+                let mut events: Vec<String> = chunks(response, reply.stream.piece)
+                    .iter()
+                    .map(|chunk| sse::event(None, &chunk.to_string()))
+                    .collect();
+                if let Some((after, code, status, message)) = &reply.stream_error {
+                    events.truncate(*after);
+                    let error = google_error(*code, status, message);
+                    events.push(sse::event(None, &error.to_string()));
+                }
+                let headers: Vec<(&str, &str)> = reply
+                    .headers
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), value.as_str()))
+                    .collect();
+                sse::send(request, &events, &reply.stream, &headers);
+                continue;
+            }
+            (Body::Json(response), Some(Sent::Array)) if reply.status == 200 => {
+                Value::Array(chunks(response, reply.stream.piece)).to_string()
+            }
+            _ => reply.text_body(),
+        };
+        let mut response = tiny_http::Response::from_string(text).with_status_code(reply.status);
         let content_type =
             tiny_http::Header::from_bytes("Content-Type", "application/json; charset=UTF-8");
         if let Ok(header) = content_type {
@@ -384,6 +525,17 @@ fn serve(
         }
         let _ = request.respond(response);
     }
+}
+
+/// How a request is answered, by the method it asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// `generateContent`: the response whole.
+    Whole,
+    /// `streamGenerateContent?alt=sse`: server-sent events.
+    Events,
+    /// `streamGenerateContent`: a JSON array of chunks.
+    Array,
 }
 
 /// The model named by a `/v1beta/models/{model}:method` path.

@@ -1,6 +1,15 @@
 //! A fake OpenAI-compatible server on 127.0.0.1 for tests: it answers `POST
 //! /v1/chat/completions` from a script, in order, and records what each request carried.
 //!
+//! A scripted completion ([`Reply::text`], [`Reply::calls`]) is answered as the API answers
+//! it: whole, or, to a request with `"stream": true`, as a stream of `chat.completion.chunk`
+//! events (the role and the content's start, the text in pieces, each call's `index`, `id` and
+//! `function.name` then its arguments in pieces, a last chunk with the `finish_reason`, the
+//! usage in a chunk of no choices when `stream_options.include_usage` asks for it, then
+//! `data: [DONE]`). A stream can be cut short, broken off, paced, or end in an error object.
+//! A request whose `stream` is no boolean, or that sets `stream_options` without streaming,
+//! is refused with a 400 as the API refuses it, and takes no reply of the script.
+//!
 //! Shared by this crate's tests and the CLI's (included with `#[path]`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
@@ -11,11 +20,24 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+mod sse {
+    #![allow(dead_code)]
+    include!("sse.rs");
+}
+
+pub use sse::Ending;
+
 /// One scripted answer.
 #[derive(Debug, Clone)]
 pub struct Reply {
     status: u16,
     body: String,
+    /// The assistant message of a scripted completion, sent whole or streamed.
+    message: Option<Value>,
+    usage: Option<Value>,
+    stream: sse::Shape,
+    /// An error object sent in the stream after this many events, in place of the rest.
+    stream_error: Option<(usize, String)>,
     headers: Vec<(String, String)>,
     delay: Duration,
 }
@@ -31,8 +53,20 @@ impl Reply {
         Reply {
             status,
             body: body.into(),
+            message: None,
+            usage: None,
+            stream: sse::Shape::default(),
+            stream_error: None,
             headers: Vec::new(),
             delay: Duration::ZERO,
+        }
+    }
+
+    /// A completion of this assistant message, sent whole or streamed as the request asks.
+    pub fn completion(message: Value) -> Self {
+        Reply {
+            message: Some(message),
+            ..Reply::raw(200, "")
         }
     }
 
@@ -46,7 +80,7 @@ impl Reply {
 
     /// A completion whose message is text only.
     pub fn text(content: &str) -> Self {
-        Reply::json(completion(json!({"role": "assistant", "content": content})))
+        Reply::completion(json!({"role": "assistant", "content": content}))
     }
 
     /// A completion whose message makes these calls: `(id, tool, arguments text)`.
@@ -58,9 +92,44 @@ impl Reply {
                        "function": {"name": name, "arguments": arguments}})
             })
             .collect();
-        Reply::json(completion(
-            json!({"role": "assistant", "content": null, "tool_calls": calls}),
-        ))
+        Reply::completion(json!({"role": "assistant", "content": null, "tool_calls": calls}))
+    }
+
+    /// The same completion counting these tokens in its `usage` (streamed when the request
+    /// asks for it with `stream_options.include_usage`).
+    pub fn usage(mut self, prompt_tokens: u64, completion_tokens: u64) -> Self {
+        self.usage = Some(json!({
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        }));
+        self
+    }
+
+    /// The same completion, streamed with this many characters of text (or of a call's
+    /// arguments) per delta (4 unless set).
+    pub fn pieces(mut self, size: usize) -> Self {
+        self.stream.piece = size;
+        self
+    }
+
+    /// The same completion, its stream ending as told.
+    pub fn ending(mut self, ending: Ending) -> Self {
+        self.stream.ending = ending;
+        self
+    }
+
+    /// The same completion, its stream's events sent `pace` apart.
+    pub fn pace(mut self, pace: Duration) -> Self {
+        self.stream.pace = pace;
+        self
+    }
+
+    /// The same completion, its stream ending after `events` events in an error object of
+    /// this message, as the API sends one when it fails mid-stream.
+    pub fn stream_error(mut self, events: usize, message: &str) -> Self {
+        self.stream_error = Some((events, message.to_owned()));
+        self
     }
 
     /// The same answer with a header added.
@@ -76,12 +145,128 @@ impl Reply {
     }
 }
 
-fn completion(message: Value) -> Value {
-    json!({
+fn completion(message: &Value, usage: Option<&Value>) -> Value {
+    let mut body = json!({
         "id": "chatcmpl-test",
         "object": "chat.completion",
         "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-    })
+    });
+    if let Some(usage) = usage {
+        body["usage"] = usage.clone();
+    }
+    body
+}
+
+/// The events of `message` streamed as the API streams a completion.
+fn chunks(message: &Value, usage: Option<&Value>, request: &Value, piece: usize) -> Vec<String> {
+    let include_usage = request["stream_options"]["include_usage"] == json!(true);
+    let chunk = |delta: Value, finish: Option<&str>| {
+        let mut chunk = json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": request["model"],
+            "system_fingerprint": "fp_fake",
+            "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
+        });
+        if include_usage {
+            chunk["usage"] = Value::Null;
+        }
+        sse::event(None, &chunk.to_string())
+    };
+    let mut events = Vec::new();
+    let calls = message["tool_calls"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    match message["content"].as_str() {
+        Some(content) => {
+            events.push(chunk(
+                json!({"role": "assistant", "content": "", "refusal": null}),
+                None,
+            ));
+            for text in sse::pieces(content, piece) {
+                events.push(chunk(json!({"content": text}), None));
+            }
+        }
+        None if calls.is_empty() => {
+            events.push(chunk(json!({"role": "assistant", "content": null}), None));
+        }
+        None => {}
+    }
+    for (index, call) in calls.iter().enumerate() {
+        let mut start = json!({"tool_calls": [{
+            "index": index,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }]});
+        if index == 0 && message["content"].is_null() {
+            start["role"] = json!("assistant");
+            start["content"] = Value::Null;
+            start["refusal"] = Value::Null;
+        }
+        events.push(chunk(start, None));
+        let arguments = call["function"]["arguments"].as_str().unwrap_or("");
+        for text in sse::pieces(arguments, piece) {
+            events.push(chunk(
+                json!({"tool_calls": [{"index": index, "function": {"arguments": text}}]}),
+                None,
+            ));
+        }
+    }
+    let finish = if calls.is_empty() {
+        "stop"
+    } else {
+        "tool_calls"
+    };
+    events.push(chunk(json!({}), Some(finish)));
+    if include_usage && let Some(usage) = usage {
+        let last = json!({
+            "id": "chatcmpl-test",
+            "object": "chat.completion.chunk",
+            "created": 1_700_000_000,
+            "model": request["model"],
+            "system_fingerprint": "fp_fake",
+            "choices": [],
+            "usage": usage,
+        });
+        events.push(sse::event(None, &last.to_string()));
+    }
+    events.push(sse::event(None, "[DONE]"));
+    events
+}
+
+/// Why the API would refuse a request's streaming fields, if it would.
+fn check_stream(body: &Value) -> Option<(&'static str, String)> {
+    let stream = body.get("stream");
+    if let Some(stream) = stream.filter(|stream| !stream.is_boolean()) {
+        let kind = match stream {
+            Value::Null => "null",
+            Value::String(_) => "a string",
+            Value::Number(_) => "a number",
+            Value::Array(_) => "an array",
+            _ => "an object",
+        };
+        return Some((
+            "stream",
+            format!("Invalid type for 'stream': expected a boolean, but got {kind} instead."),
+        ));
+    }
+    let options = body.get("stream_options").filter(|o| !o.is_null())?;
+    if stream != Some(&json!(true)) {
+        return Some((
+            "stream_options",
+            "The 'stream_options' parameter is only allowed when 'stream' is enabled.".to_owned(),
+        ));
+    }
+    match options.get("include_usage") {
+        None | Some(Value::Bool(_)) => None,
+        Some(_) => Some((
+            "stream_options.include_usage",
+            "Invalid type for 'stream_options.include_usage': expected a boolean.".to_owned(),
+        )),
+    }
 }
 
 /// What one request carried.
@@ -154,23 +339,51 @@ fn serve(server: &tiny_http::Server, seen: &Mutex<Vec<Seen>>, script: Vec<Reply>
             .iter()
             .find(|h| h.field.equiv("Authorization"))
             .map(|h| h.value.as_str().to_owned());
+        let body: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
         seen.lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(Seen {
                 path: request.url().to_owned(),
                 authorization,
-                body: serde_json::from_str(&body).unwrap_or(Value::Null),
+                body: body.clone(),
             });
-        let reply = if request.url() == "/v1/chat/completions" {
+        let reply = if request.url() != "/v1/chat/completions" {
+            Reply::error(404, "no such endpoint")
+        } else if let Some((param, message)) = check_stream(&body) {
+            Reply::raw(
+                400,
+                json!({"error": {"message": message, "type": "invalid_request_error",
+                                 "param": param, "code": null}})
+                .to_string(),
+            )
+        } else {
             script
                 .next()
                 .unwrap_or_else(|| Reply::error(500, "the fake server's script is exhausted"))
-        } else {
-            Reply::error(404, "no such endpoint")
         };
         std::thread::sleep(reply.delay);
-        let mut response =
-            tiny_http::Response::from_string(reply.body).with_status_code(reply.status);
+        let streamed = body["stream"] == json!(true);
+        let text = match &reply.message {
+            Some(message) if streamed && reply.status == 200 => {
+                let mut events = chunks(message, reply.usage.as_ref(), &body, reply.stream.piece);
+                if let Some((after, message)) = &reply.stream_error {
+                    events.truncate(*after);
+                    let error = json!({"error": {"message": message, "type": "server_error",
+                                                 "param": null, "code": null}});
+                    events.push(sse::event(None, &error.to_string()));
+                }
+                let headers: Vec<(&str, &str)> = reply
+                    .headers
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), value.as_str()))
+                    .collect();
+                sse::send(request, &events, &reply.stream, &headers);
+                continue;
+            }
+            Some(message) => completion(message, reply.usage.as_ref()).to_string(),
+            None => reply.body,
+        };
+        let mut response = tiny_http::Response::from_string(text).with_status_code(reply.status);
         let content_type = tiny_http::Header::from_bytes("Content-Type", "application/json");
         if let Ok(header) = content_type {
             response.add_header(header);
