@@ -5,6 +5,7 @@ use std::fmt;
 use serde_json::{Value, json};
 use toolsmith::{Content, Repair};
 
+use crate::approval::Paused;
 use crate::content::describe;
 use crate::lm::LmError;
 
@@ -90,8 +91,16 @@ pub enum AgentError {
         /// How many times the model was asked.
         lm_calls: usize,
     },
-    /// The run was made from inside an async runtime, where waiting for its tool calls could
-    /// deadlock it: run the agent on a thread that may block (tokio's `spawn_blocking`).
+    /// The run stopped before tool calls that need a person's approval: decide each and
+    /// [`resume`](crate::ReAct::resume) it. Not a failure of the run, but never an answer: a
+    /// program that does not expect approvals fails here rather than run a call nobody
+    /// approved.
+    Paused(Box<Paused>),
+    /// A paused run cannot be resumed with these decisions (a waiting call not decided, a
+    /// decision for a call that is not waiting, a state that is not a paused run's).
+    Approval(String),
+    /// A blocking entry point was called from inside an async runtime, where waiting could
+    /// deadlock it: await the future instead.
     InsideRuntime,
     /// The signature cannot be put to a model (say, an output that is not a struct).
     Signature(String),
@@ -110,6 +119,7 @@ impl AgentError {
             | AgentError::NoAnswer { trajectory, .. }
             | AgentError::DeadlinePassed { trajectory, .. }
             | AgentError::Cancelled { trajectory, .. } => trajectory,
+            AgentError::Paused(paused) => paused.trajectory(),
             _ => &[],
         }
     }
@@ -157,6 +167,8 @@ impl fmt::Display for AgentError {
                 "the run was cancelled ({lm_calls} model calls, {} tool calls)",
                 trajectory.len()
             ),
+            AgentError::Paused(paused) => paused.fmt(f),
+            AgentError::Approval(why) => write!(f, "the run cannot be resumed: {why}"),
             AgentError::InsideRuntime => f.write_str(
                 "the agent was run blocking from inside an async runtime, where waiting could \
                  deadlock it; await `run` (or `call`) there instead, or run it on a thread \

@@ -50,6 +50,11 @@
 //! tool message cannot carry (an image, audio) is dropped with a note the model reads and kept
 //! in the [`Step`].
 //!
+//! A person can stay in the loop: a tool marked `#[tool(needs_approval)]` (or a call
+//! [`ReAct::needs_approval`] picks) is run only once approved; the run stops before it with
+//! [`AgentError::Paused`], a serializable state, and [`ReAct::resume`] goes on with the
+//! [`Decisions`], a rejection's reason read by the model.
+//!
 //! # Runtime
 //!
 //! An agent is async: [`ReAct::run`] and [`Predict::call`] are `Send` futures that any
@@ -74,6 +79,7 @@
 //! [`Context`]: toolsmith::Context
 
 mod anthropic;
+mod approval;
 mod calls;
 mod content;
 mod declaration;
@@ -88,6 +94,7 @@ mod scripted;
 mod signature;
 
 pub use anthropic::Anthropic;
+pub use approval::{Decision, Decisions, Paused, PendingCall};
 pub use calls::MAX_CALLS_PER_REPLY;
 pub use declaration::ToolDeclaration;
 pub use error::{AgentError, Step};
@@ -96,6 +103,6 @@ pub use http::BaseUrlError;
 pub use lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
 pub use openai::OpenAiCompatible;
-pub use react::{Answer, DEFAULT_TIMEOUT, Predict, ReAct};
+pub use react::{Answer, DEFAULT_TIMEOUT, Event, EventSink, Predict, ReAct};
 pub use scripted::{Recorded, ScriptedModel};
 pub use signature::{AnswerText, FINISH, Question, QuestionAnswer, Signature};

@@ -4,12 +4,14 @@
 
 use std::time::Instant;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::declaration::ToolDeclaration;
 
 /// Who said a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Instructions for the model.
     System,
@@ -34,7 +36,7 @@ impl Role {
 }
 
 /// One tool call a model made.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The call's id, which its answer quotes (`tool_call_id`).
     pub id: String,
@@ -47,6 +49,7 @@ pub struct ToolCall {
     /// `thoughtSignature`: a thinking model refuses a conversation whose calls lost theirs).
     /// Kept in the conversation, so that a conversation saved and resumed elsewhere still
     /// carries it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub signature: Option<String>,
 }
 
@@ -76,16 +79,19 @@ impl ToolCall {
     }
 }
 
-/// One message of a conversation.
-#[derive(Debug, Clone, PartialEq)]
+/// One message of a conversation; serializable (as a paused run's state is).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     /// Who said it.
     pub role: Role,
     /// Its text, if any (an assistant message may hold only tool calls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
     /// The tool calls of an assistant message, in the order the model made them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_calls: Vec<ToolCall>,
     /// For a tool message: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
 }
 

@@ -9,15 +9,16 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsmith::{
-    Context, Offload, Policy, Registry, Repair, ThreadPerCall, Timeout, Tool, ToolOutput,
-    ToolResult, block_on, did_you_mean,
+    Context, Offload, Policy, Registry, Repair, ThreadPerCall, Timeout, Tool, ToolError,
+    ToolOutput, ToolResult, block_on, did_you_mean,
 };
 
+use crate::approval::{Decision, Decisions, Paused, PendingCall};
 use crate::calls;
 use crate::content::for_text_message;
 use crate::declaration::ToolDeclaration;
 use crate::error::{AgentError, Step};
-use crate::lm::{LanguageModel, Usage};
+use crate::lm::{Delta, LanguageModel, Usage};
 use crate::message::{Message, Request, ToolCall, ToolChoice};
 use crate::signature::{Compiled, FINISH, Signature, Verdict};
 
@@ -41,6 +42,29 @@ pub struct Answer<O> {
     /// reply did; a reply that reported none adds nothing).
     pub usage: Option<Usage>,
 }
+
+/// What a run reports as it goes ([`ReAct::run_streaming`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Event {
+    /// More of the model's text, as it is generated (the answer itself, when the model
+    /// answers in text; else what it says around its tool calls).
+    Text(String),
+    /// The model started a tool call; its result follows as [`Event::ToolResult`].
+    ToolCall {
+        /// The call's id.
+        id: String,
+        /// The tool called.
+        name: String,
+    },
+    /// A tool call was answered: the step as the model reads it.
+    ToolResult(Step),
+    /// The run answered: the output as its canonical JSON object.
+    Answer(Value),
+}
+
+/// Where a run reports its [`Event`]s: called on the task that polls the run, in order.
+pub type EventSink<'a> = dyn Fn(Event) + Send + Sync + 'a;
 
 /// A signature answered over tools: the model calls tools (several at once if it likes), reads
 /// their results, and answers with `finish`.
@@ -96,6 +120,7 @@ pub struct ReAct<S: Signature> {
     max_steps: usize,
     policy: Policy,
     timeout: Duration,
+    approval: Option<Arc<ApprovalPredicate>>,
 }
 
 impl<S: Signature> ReAct<S> {
@@ -191,6 +216,7 @@ impl<S: Signature> ReAct<S> {
             max_steps: 10,
             policy: Policy::default().with_dialect(dialect),
             timeout: DEFAULT_TIMEOUT,
+            approval: None,
         })
     }
 
@@ -234,6 +260,97 @@ impl<S: Signature> ReAct<S> {
         self
     }
 
+    /// Makes the calls `predicate` picks wait for a person's approval, besides the calls of
+    /// tools marked `#[tool(needs_approval)]` ([`Tool::needs_approval`]): a refund above a
+    /// sum, a command outside a list. A reply with such a call pauses the run before any of
+    /// its calls runs ([`AgentError::Paused`]); [`resume`](Self::resume) goes on once each is
+    /// approved or rejected.
+    pub fn needs_approval(
+        mut self,
+        predicate: impl Fn(&ToolCall) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.approval = Some(Arc::new(predicate));
+        self
+    }
+
+    /// Goes on with a run that paused for approval ([`AgentError::Paused`]), once every
+    /// waiting call is decided: the approved calls run with the reply's others, each rejected
+    /// one is answered to the model as not run, with the person's reason; then the run goes
+    /// on as [`run`](Self::run) does (and may pause again). `paused` may come from another
+    /// process (it is serializable); the calls that need approval are decided again from
+    /// this agent's tools and predicate.
+    ///
+    /// # Errors
+    /// As [`run_in`](Self::run_in); [`AgentError::Approval`] when a waiting call has no
+    /// decision, a decision names a call that is not waiting, or the state does not end with
+    /// the model's calls. The steps count on from the paused run's model calls.
+    pub fn resume(
+        &self,
+        paused: Paused,
+        decisions: Decisions,
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
+        self.resume_in(paused, decisions, Context::new())
+    }
+
+    /// [`resume`](Self::resume) in `context` (as [`run_in`](Self::run_in)).
+    ///
+    /// # Errors
+    /// As [`resume`](Self::resume).
+    pub fn resume_in(
+        &self,
+        paused: Paused,
+        decisions: Decisions,
+        context: Context,
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
+        Self::resumed(self.engine(context), paused, decisions)
+    }
+
+    /// [`resume_in`](Self::resume_in), reporting to `events` as
+    /// [`run_streaming`](Self::run_streaming) does.
+    ///
+    /// # Errors
+    /// As [`resume`](Self::resume).
+    pub fn resume_streaming<'a>(
+        &'a self,
+        paused: Paused,
+        decisions: Decisions,
+        context: Context,
+        events: &'a EventSink<'a>,
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + 'a {
+        let mut engine = self.engine(context);
+        engine.events = Some(events);
+        Self::resumed(engine, paused, decisions)
+    }
+
+    /// The run `engine` goes on with from `paused`.
+    async fn resumed(
+        engine: Engine<'_, S>,
+        paused: Paused,
+        decisions: Decisions,
+    ) -> Result<Answer<S::Output>, AgentError> {
+        let parts = paused.into_parts().map_err(AgentError::Approval)?;
+        let progress = Progress {
+            messages: parts.messages,
+            lm_calls: parts.lm_calls,
+            usage: parts.usage,
+            trajectory: parts.trajectory,
+        };
+        engine.run(progress, Some((parts.reply, decisions))).await
+    }
+
+    /// [`resume`](Self::resume), blocking this thread until the answer.
+    ///
+    /// # Errors
+    /// As [`resume`](Self::resume), and [`AgentError::InsideRuntime`] as
+    /// [`run_blocking`](Self::run_blocking).
+    pub fn resume_blocking(
+        &self,
+        paused: Paused,
+        decisions: Decisions,
+    ) -> Result<Answer<S::Output>, AgentError> {
+        block_on(self.resume(paused, decisions)).map_err(|_| AgentError::InsideRuntime)?
+    }
+
     /// The tools offered (`finish` last).
     pub fn declarations(&self) -> &[ToolDeclaration] {
         &self.declarations
@@ -271,17 +388,63 @@ impl<S: Signature> ReAct<S> {
         input: &S::Input,
         context: Context,
     ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + '_ {
-        let engine = Engine {
+        let engine = self.engine(context);
+        let opening = engine.opening(input);
+        async move { engine.run(Progress::new(opening?), None).await }
+    }
+
+    /// Answers `input` in `context` as [`run_in`](Self::run_in) does, reporting to `events`
+    /// as the run goes: the model's text as it is generated ([`Event::Text`], the model asked
+    /// to stream: [`LanguageModel::complete_streaming`]), each tool call as the model starts
+    /// it and as it is answered, and the answer.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use serde_json::json;
+    /// use toolsmith_agent::{Event, Question, QuestionAnswer, ReAct, ScriptedModel};
+    ///
+    /// let lm = Arc::new(ScriptedModel::new().then_text("Paris"));
+    /// let agent = ReAct::<QuestionAnswer>::new(lm, &toolsmith::Registry::new())?;
+    /// let seen = Mutex::new(Vec::new());
+    /// let events = |event: Event| seen.lock().unwrap().push(event);
+    /// let question = Question { question: "The capital of France?".into() };
+    /// let run = agent.run_streaming(&question, toolsmith::Context::new(), &events);
+    /// let answer = toolsmith::block_on(run)??;
+    /// assert_eq!(answer.output.answer, "Paris");
+    /// assert_eq!(
+    ///     seen.into_inner().unwrap(),
+    ///     [Event::Text("Paris".into()), Event::Answer(json!({"answer": "Paris"}))]
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`run_in`](Self::run_in).
+    pub fn run_streaming<'a>(
+        &'a self,
+        input: &S::Input,
+        context: Context,
+        events: &'a EventSink<'a>,
+    ) -> impl Future<Output = Result<Answer<S::Output>, AgentError>> + Send + 'a {
+        let mut engine = self.engine(context);
+        engine.events = Some(events);
+        let opening = engine.opening(input);
+        async move { engine.run(Progress::new(opening?), None).await }
+    }
+
+    /// The loop over this agent's model and tools, in `context`.
+    fn engine(&self, context: Context) -> Engine<'_, S> {
+        Engine {
             lm: self.lm.as_ref(),
             compiled: &self.compiled,
             tools: &self.tools,
             declarations: &self.declarations,
             tool_choice: &self.tool_choice,
             max_steps: self.max_steps,
+            approval: self.approval.as_deref(),
+            events: None,
             context: run_context(context, &self.policy, self.timeout),
-        };
-        let opening = engine.opening(input);
-        async move { engine.run(opening?).await }
+        }
     }
 
     /// Answers `input`, blocking this thread until the answer ([`run`](Self::run) polled by
@@ -452,20 +615,25 @@ impl<S: Signature> Predict<S> {
             declarations: &self.declarations,
             tool_choice: &self.tool_choice,
             max_steps: self.attempts,
+            approval: None,
+            events: None,
             context: run_context(context, &self.policy, self.timeout),
         };
         let opening = engine.opening(input);
         async move {
-            engine.run(opening?).await.map_err(|error| match error {
-                AgentError::MaxSteps { trajectory, .. } => AgentError::NoAnswer {
-                    attempts: self.attempts,
-                    problem: trajectory
-                        .last()
-                        .map_or_else(|| self.compiled.nudge(), |step| step.observation.clone()),
-                    trajectory,
-                },
-                other => other,
-            })
+            engine
+                .run(Progress::new(opening?), None)
+                .await
+                .map_err(|error| match error {
+                    AgentError::MaxSteps { trajectory, .. } => AgentError::NoAnswer {
+                        attempts: self.attempts,
+                        problem: trajectory
+                            .last()
+                            .map_or_else(|| self.compiled.nudge(), |step| step.observation.clone()),
+                        trajectory,
+                    },
+                    other => other,
+                })
         }
     }
 
@@ -501,9 +669,16 @@ struct Engine<'a, S: Signature> {
     declarations: &'a [ToolDeclaration],
     tool_choice: &'a ToolChoice,
     max_steps: usize,
+    /// Which calls wait for a person besides those of tools marked so.
+    approval: Option<&'a ApprovalPredicate>,
+    /// Where the run reports as it goes, if anywhere.
+    events: Option<&'a EventSink<'a>>,
     /// The run's context: the policy, the deadline, and the caller's data and cancellation.
     context: Context,
 }
+
+/// A predicate saying which tool calls need a person's approval ([`ReAct::needs_approval`]).
+type ApprovalPredicate = dyn Fn(&ToolCall) -> bool + Send + Sync;
 
 impl<S: Signature> Engine<'_, S> {
     /// The conversation's first messages: the instructions and the input. Made before the run
@@ -515,110 +690,210 @@ impl<S: Signature> Engine<'_, S> {
         ])
     }
 
-    async fn run(&self, mut messages: Vec<Message>) -> Result<Answer<S::Output>, AgentError> {
-        let policy = self.context.policy();
-        let mut trajectory = Vec::new();
-        let mut usage: Option<Usage> = None;
-        for step in 1..=self.max_steps {
-            if let Some(stop) = self.stopped(&mut trajectory, step - 1) {
-                return Err(stop);
+    /// Runs the loop from `progress`: first answering `resumed` (a paused reply and the
+    /// decisions on its calls) where there is one, then asking the model until an answer.
+    async fn run(
+        &self,
+        mut progress: Progress,
+        mut resumed: Option<(Message, Decisions)>,
+    ) -> Result<Answer<S::Output>, AgentError> {
+        loop {
+            let (reply, decisions) = match resumed.take() {
+                Some((reply, decisions)) => (reply, Some(decisions)),
+                None => (self.ask(&mut progress).await?, None),
+            };
+            if let Some(answer) = self.answer(&mut progress, reply, decisions).await? {
+                return Ok(answer);
             }
-            let request = Request {
-                messages: &messages,
-                tools: self.declarations,
-                tool_choice: self.tool_choice,
-                deadline: self.context.deadline(),
-            };
+        }
+    }
+
+    /// The model's next reply, counted with its tokens.
+    async fn ask(&self, progress: &mut Progress) -> Result<Message, AgentError> {
+        if progress.lm_calls >= self.max_steps {
+            return Err(AgentError::MaxSteps {
+                max_steps: self.max_steps,
+                trajectory: std::mem::take(&mut progress.trajectory),
+                lm_calls: progress.lm_calls,
+            });
+        }
+        if let Some(stop) = self.stopped(&mut progress.trajectory, progress.lm_calls) {
+            return Err(stop);
+        }
+        let request = Request {
+            messages: &progress.messages,
+            tools: self.declarations,
+            tool_choice: self.tool_choice,
+            deadline: self.context.deadline(),
+        };
+        let asked = match self.events {
             // A cancelled run stops waiting for the model at once.
-            let Some(asked) = until_cancelled(&self.context, self.lm.complete(request)).await
-            else {
-                return Err(self
-                    .stopped(&mut trajectory, step)
-                    .unwrap_or(AgentError::Cancelled {
-                        trajectory: std::mem::take(&mut trajectory),
-                        lm_calls: step,
-                    }));
-            };
-            let reply = match asked {
-                Ok(reply) => {
-                    if let Some(used) = reply.usage {
-                        *usage.get_or_insert_default() += used;
-                    }
-                    reply.message
+            None => until_cancelled(&self.context, self.lm.complete(request)).await,
+            Some(events) => {
+                let sink = |delta: Delta| match delta {
+                    Delta::Text(text) => events(Event::Text(text)),
+                    Delta::ToolCall { id, name, .. } => events(Event::ToolCall { id, name }),
+                };
+                let streamed = self.lm.complete_streaming(request, &sink);
+                until_cancelled(&self.context, streamed).await
+            }
+        };
+        progress.lm_calls += 1;
+        match asked {
+            Some(Ok(reply)) => {
+                if let Some(used) = reply.usage {
+                    *progress.usage.get_or_insert_default() += used;
                 }
-                // A request cut short by the deadline ends the run as the deadline does.
-                Err(error) => {
-                    return Err(self
-                        .stopped(&mut trajectory, step)
-                        .unwrap_or(AgentError::Lm(error)));
+                Ok(reply.message)
+            }
+            // A request cut short by the deadline ends the run as the deadline does.
+            Some(Err(error)) => Err(self
+                .stopped(&mut progress.trajectory, progress.lm_calls)
+                .unwrap_or(AgentError::Lm(error))),
+            None => Err(AgentError::Cancelled {
+                trajectory: std::mem::take(&mut progress.trajectory),
+                lm_calls: progress.lm_calls,
+            }),
+        }
+    }
+
+    /// Answers one reply: its text read as the answer, or its tool calls run (those that
+    /// need approval only once decided: without `decisions`, the run pauses before them) and
+    /// their results added to the conversation. The answer, when the reply gave one.
+    async fn answer(
+        &self,
+        progress: &mut Progress,
+        reply: Message,
+        decisions: Option<Decisions>,
+    ) -> Result<Option<Answer<S::Output>>, AgentError> {
+        let policy = self.context.policy();
+        if reply.tool_calls.is_empty() {
+            let text = reply.content.as_deref().unwrap_or("").trim();
+            let verdict = (!text.is_empty())
+                .then(|| self.compiled.read_text(text, policy))
+                .flatten();
+            let feedback = match verdict {
+                Some(Verdict::Accepted {
+                    output,
+                    value,
+                    repairs,
+                }) => {
+                    self.report(|| Event::Answer(value.clone()));
+                    return Ok(Some(progress.answered(output, value, repairs)));
                 }
+                Some(Verdict::Rejected(problem)) => problem,
+                None => self.compiled.nudge(),
             };
-            let answered = |output, value, repairs, trajectory| Answer {
-                output,
-                value,
-                repairs,
-                trajectory,
-                lm_calls: step,
-                usage,
-            };
-            if reply.tool_calls.is_empty() {
-                let text = reply.content.as_deref().unwrap_or("").trim();
-                let verdict = (!text.is_empty())
-                    .then(|| self.compiled.read_text(text, policy))
-                    .flatten();
-                let feedback = match verdict {
-                    Some(Verdict::Accepted {
+            progress.messages.push(reply);
+            progress.messages.push(Message::user(feedback));
+            return Ok(None);
+        }
+        let waiting: Vec<&ToolCall> = reply
+            .tool_calls
+            .iter()
+            .filter(|call| self.needs_approval(call))
+            .collect();
+        let rejections = match decisions {
+            None if waiting.is_empty() => Vec::new(),
+            None => {
+                let pending = waiting.into_iter().map(PendingCall::from).collect();
+                progress.messages.push(reply);
+                return Err(AgentError::Paused(Box::new(Paused::new(
+                    pending,
+                    std::mem::take(&mut progress.messages),
+                    progress.lm_calls,
+                    progress.usage,
+                    std::mem::take(&mut progress.trajectory),
+                ))));
+            }
+            Some(decisions) => rejections(&waiting, &decisions)?,
+        };
+        let observed = if rejections.is_empty() {
+            calls::run(self.tools, &self.context, &reply.tool_calls).await
+        } else {
+            // The rejected calls are answered without running; the others run as usual.
+            let approved: Vec<ToolCall> = reply
+                .tool_calls
+                .iter()
+                .filter(|call| !rejections.iter().any(|(id, _)| *id == call.id))
+                .cloned()
+                .collect();
+            let mut ran = calls::run(self.tools, &self.context, &approved)
+                .await
+                .into_iter();
+            reply
+                .tool_calls
+                .iter()
+                .map(
+                    |call| match rejections.iter().find(|(id, _)| *id == call.id) {
+                        Some((_, reason)) => Some(Err(ToolError::Failed {
+                            tool: call.name.clone(),
+                            message: format!("not run: a person rejected the call: {reason}"),
+                        })),
+                        None => ran.next().flatten(),
+                    },
+                )
+                .collect()
+        };
+        let mut answer = None;
+        let mut results = Vec::with_capacity(reply.tool_calls.len());
+        for (call, observed) in reply.tool_calls.iter().zip(observed) {
+            let mut record = match observed {
+                Some(result) => step_of(call, result),
+                None => match self.compiled.read(&call.arguments, policy) {
+                    Verdict::Accepted {
                         output,
                         value,
                         repairs,
-                    }) => return Ok(answered(output, value, repairs, trajectory)),
-                    Some(Verdict::Rejected(problem)) => problem,
-                    None => self.compiled.nudge(),
-                };
-                messages.push(reply);
-                messages.push(Message::user(feedback));
-                continue;
-            }
-            let observed = calls::run(self.tools, &self.context, &reply.tool_calls).await;
-            let mut answer = None;
-            let mut results = Vec::with_capacity(reply.tool_calls.len());
-            for (call, observed) in reply.tool_calls.iter().zip(observed) {
-                let record = match observed {
-                    Some(result) => step_of(call, result),
-                    None => match self.compiled.read(&call.arguments, policy) {
-                        Verdict::Accepted {
-                            output,
-                            value,
-                            repairs,
-                        } => {
-                            answer.get_or_insert((output, value, repairs));
-                            continue;
-                        }
-                        Verdict::Rejected(problem) => Step {
-                            tool: call.name.clone(),
-                            call_id: call.id.clone(),
-                            arguments: call.arguments.clone(),
-                            observation: problem,
-                            repairs: Vec::new(),
-                            error: Some("invalid_arguments"),
-                            dropped: Vec::new(),
-                        },
+                    } => {
+                        answer.get_or_insert((output, value, repairs));
+                        continue;
+                    }
+                    Verdict::Rejected(problem) => Step {
+                        tool: call.name.clone(),
+                        call_id: call.id.clone(),
+                        arguments: call.arguments.clone(),
+                        observation: problem,
+                        repairs: Vec::new(),
+                        error: Some("invalid_arguments"),
+                        dropped: Vec::new(),
                     },
-                };
-                results.push(Message::tool_result(&call.id, &record.observation));
-                trajectory.push(record);
+                },
+            };
+            if rejections.iter().any(|(id, _)| *id == call.id) {
+                record.error = Some("rejected");
             }
-            if let Some((output, value, repairs)) = answer {
-                return Ok(answered(output, value, repairs, trajectory));
-            }
-            messages.push(reply);
-            messages.extend(results);
+            results.push(Message::tool_result(&call.id, &record.observation));
+            self.report(|| Event::ToolResult(record.clone()));
+            progress.trajectory.push(record);
         }
-        Err(AgentError::MaxSteps {
-            max_steps: self.max_steps,
-            trajectory,
-            lm_calls: self.max_steps,
-        })
+        if let Some((output, value, repairs)) = answer {
+            self.report(|| Event::Answer(value.clone()));
+            return Ok(Some(progress.answered(output, value, repairs)));
+        }
+        progress.messages.push(reply);
+        progress.messages.extend(results);
+        Ok(None)
+    }
+
+    /// Reports the event `make` makes, where the run reports events.
+    fn report(&self, make: impl FnOnce() -> Event) {
+        if let Some(events) = self.events {
+            events(make());
+        }
+    }
+
+    /// Whether `call` waits for a person: its tool says so, or the agent's predicate does.
+    /// `finish` never does (it is the answer, not an action).
+    fn needs_approval(&self, call: &ToolCall) -> bool {
+        if call.name == FINISH {
+            return false;
+        }
+        let marked = self
+            .tools
+            .entry(&call.name)
+            .is_some_and(|entry| entry.tool().needs_approval());
+        marked || self.approval.is_some_and(|predicate| predicate(call))
     }
 
     /// Why the run must stop now, if it must: its context cancelled, or its deadline passed.
@@ -637,6 +912,71 @@ impl<S: Signature> Engine<'_, S> {
             None
         }
     }
+}
+
+/// The state of a run: the conversation, what the model cost, and the steps so far.
+struct Progress {
+    messages: Vec<Message>,
+    lm_calls: usize,
+    usage: Option<Usage>,
+    trajectory: Vec<Step>,
+}
+
+impl Progress {
+    /// A run from its first messages.
+    fn new(messages: Vec<Message>) -> Self {
+        Progress {
+            messages,
+            lm_calls: 0,
+            usage: None,
+            trajectory: Vec::new(),
+        }
+    }
+
+    /// The answer, with what the run cost and did.
+    fn answered<O>(&mut self, output: O, value: Value, repairs: Vec<Repair>) -> Answer<O> {
+        Answer {
+            output,
+            value,
+            repairs,
+            trajectory: std::mem::take(&mut self.trajectory),
+            lm_calls: self.lm_calls,
+            usage: self.usage,
+        }
+    }
+}
+
+/// The rejected calls among `waiting` and why, once every one of them is decided.
+///
+/// # Errors
+/// [`AgentError::Approval`] naming a waiting call without a decision, or a decision for a
+/// call that is not waiting (a stale or mistyped id).
+fn rejections<'c>(
+    waiting: &[&'c ToolCall],
+    decisions: &Decisions,
+) -> Result<Vec<(&'c str, String)>, AgentError> {
+    if let Some(unknown) = decisions
+        .ids()
+        .find(|id| !waiting.iter().any(|call| call.id == *id))
+    {
+        return Err(AgentError::Approval(format!(
+            "a decision names the call `{unknown}`, which is not waiting for one"
+        )));
+    }
+    let mut rejected = Vec::new();
+    for call in waiting {
+        match decisions.get(&call.id) {
+            None => {
+                return Err(AgentError::Approval(format!(
+                    "the call `{}` of `{}` has no decision",
+                    call.id, call.name
+                )));
+            }
+            Some(Decision::Approve) => {}
+            Some(Decision::Reject { reason }) => rejected.push((call.id.as_str(), reason.clone())),
+        }
+    }
+    Ok(rejected)
 }
 
 /// `future`'s output, or `None` once `context` is cancelled first (the future is dropped).

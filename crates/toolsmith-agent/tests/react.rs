@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use toolsmith::{Registry, ToolType};
 use toolsmith_agent::{
-    AgentError, LmError, MAX_CALLS_PER_REPLY, Message, Predict, Question, QuestionAnswer, ReAct,
-    Reply, Role, ScriptedModel, Signature, ToolChoice, Usage,
+    AgentError, Decisions, LmError, MAX_CALLS_PER_REPLY, Message, Predict, Question,
+    QuestionAnswer, ReAct, Reply, Role, ScriptedModel, Signature, ToolChoice, Usage,
 };
 
 /// Adds two integers.
@@ -586,4 +586,220 @@ fn tools_are_declared_and_coerced_in_the_models_dialect() {
         panic!("a recursive type cannot be declared to Gemini");
     };
     assert!(error.to_string().contains("count"), "{error}");
+}
+
+/// How many refunds were paid, across the approval tests' own tool.
+static REFUNDS_PAID: AtomicUsize = AtomicUsize::new(0);
+
+/// Pays a refund.
+#[toolsmith::tool(needs_approval)]
+fn refund(order: String, cents: u64) -> String {
+    REFUNDS_PAID.fetch_add(1, Ordering::SeqCst);
+    format!("refunded {cents} cents on {order}")
+}
+
+/// Looks an order up.
+#[toolsmith::tool]
+fn order_total(order: String) -> u64 {
+    let _ = order;
+    4200
+}
+
+fn refund_agent(lm: &Arc<ScriptedModel>) -> ReAct<QuestionAnswer> {
+    let mut tools = Registry::new();
+    tools.add(Arc::new(Refund)).unwrap();
+    tools.add(Arc::new(OrderTotal)).unwrap();
+    ReAct::new(lm.clone(), &tools).expect("an agent")
+}
+
+fn paused(error: AgentError) -> toolsmith_agent::Paused {
+    match error {
+        AgentError::Paused(paused) => *paused,
+        other => panic!("expected a pause, got {other}"),
+    }
+}
+
+#[test]
+fn a_call_that_needs_approval_pauses_the_run_and_runs_once_approved_in_another_process() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls([
+                ("order_total", json!({"order": "A1"})),
+                ("refund", json!({"order": "A1", "cents": "4200"})),
+            ])
+            .then_call("finish", json!({"answer": "refunded"})),
+    );
+    let agent = refund_agent(&lm);
+    let before = REFUNDS_PAID.load(Ordering::SeqCst);
+    let error = agent
+        .run_blocking(&question("Refund order A1."))
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the run is waiting for approval of 1 tool call (`refund`)"
+    );
+    let paused = paused(error);
+    assert_eq!(paused.pending().len(), 1);
+    assert_eq!(paused.pending()[0].tool, "refund");
+    assert_eq!(paused.pending()[0].id, "call_2");
+    assert_eq!(paused.lm_calls(), 1);
+    // Nothing of the reply ran before the decision: not even the call that needs none.
+    assert_eq!(REFUNDS_PAID.load(Ordering::SeqCst), before);
+    assert!(paused.trajectory().is_empty());
+
+    // The state goes through JSON, as it would to another process.
+    let saved = serde_json::to_string(&paused).expect("serializable");
+    let restored: toolsmith_agent::Paused = serde_json::from_str(&saved).expect("readable");
+    assert_eq!(restored.pending(), paused.pending());
+    assert_eq!(restored.messages(), paused.messages());
+
+    let answer = agent
+        .resume_blocking(restored, Decisions::new().approve("call_2"))
+        .expect("an answer");
+    assert_eq!(answer.output.answer, "refunded");
+    assert_eq!(answer.lm_calls, 2);
+    assert_eq!(REFUNDS_PAID.load(Ordering::SeqCst), before + 1);
+    let observations: Vec<&str> = answer
+        .trajectory
+        .iter()
+        .map(|step| step.observation.as_str())
+        .collect();
+    assert_eq!(observations, ["4200", "refunded 4200 cents on A1"]);
+    // The model read both results, in the reply's order.
+    let last = &lm.requests()[1].messages;
+    assert_eq!(last.len(), 5, "{last:?}");
+    assert_eq!(last[3].content.as_deref(), Some("4200"));
+}
+
+#[test]
+fn a_rejected_call_is_not_run_and_the_model_reads_why() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("refund", json!({"order": "B2", "cents": 100}))
+            .then_call("finish", json!({"answer": "declined"})),
+    );
+    let agent = refund_agent(&lm);
+    let before = REFUNDS_PAID.load(Ordering::SeqCst);
+    let paused = paused(agent.run_blocking(&question("Refund B2.")).unwrap_err());
+    let decisions = Decisions::new().reject("call_1", "refunds over the phone only");
+    let answer = agent.resume_blocking(paused, decisions).expect("an answer");
+    assert_eq!(REFUNDS_PAID.load(Ordering::SeqCst), before);
+    assert_eq!(answer.trajectory[0].error, Some("rejected"));
+    let told = content(&lm, 1, 3);
+    assert!(
+        told.contains("a person rejected the call: refunds over the phone only"),
+        "{told}"
+    );
+}
+
+#[test]
+fn a_predicate_picks_calls_that_need_approval_by_their_arguments() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("add", json!({"a": 1, "b": 2}))
+            .then_call("add", json!({"a": 1000, "b": 2}))
+            .then_call("finish", json!({"answer": "1002"})),
+    );
+    let agent = agent(&lm).needs_approval(|call| {
+        let big = |key: &str| {
+            call.arguments
+                .get(key)
+                .and_then(serde_json::Value::as_i64)
+                .is_some_and(|n| n >= 1000)
+        };
+        call.name == "add" && (big("a") || big("b"))
+    });
+    let paused = paused(agent.run_blocking(&question("?")).unwrap_err());
+    // The small sum ran; the large one waits.
+    assert_eq!(paused.trajectory()[0].observation, "3");
+    assert_eq!(paused.pending()[0].arguments, json!({"a": 1000, "b": 2}));
+    let answer = agent
+        .resume_blocking(paused, Decisions::new().approve("call_2"))
+        .expect("an answer");
+    // Resumed in the same process, the trajectory holds the steps before the pause too.
+    let observations: Vec<&str> = answer
+        .trajectory
+        .iter()
+        .map(|step| step.observation.as_str())
+        .collect();
+    assert_eq!(observations, ["3", "1002"]);
+}
+
+#[test]
+fn a_resumption_without_every_decision_or_with_a_stray_one_is_refused() {
+    let script = || {
+        Arc::new(
+            ScriptedModel::new()
+                .then_call("refund", json!({"order": "C3", "cents": 1}))
+                .then_call("finish", json!({"answer": "x"})),
+        )
+    };
+    let lm = script();
+    let agent = refund_agent(&lm);
+    let paused_run = paused(agent.run_blocking(&question("?")).unwrap_err());
+    let missing = agent
+        .resume_blocking(paused_run.clone(), Decisions::new())
+        .unwrap_err();
+    assert_eq!(
+        missing.to_string(),
+        "the run cannot be resumed: the call `call_1` of `refund` has no decision"
+    );
+    let stray = agent
+        .resume_blocking(
+            paused_run,
+            Decisions::new().approve("call_1").approve("call_9"),
+        )
+        .unwrap_err();
+    assert!(
+        stray.to_string().contains("`call_9`, which is not waiting"),
+        "{stray}"
+    );
+    // A state that is not a paused run's is refused, not run.
+    let forged: toolsmith_agent::Paused = serde_json::from_value(json!({
+        "pending": [], "messages": [{"role": "user", "content": "hi"}],
+        "lm_calls": 0, "usage": null
+    }))
+    .expect("the shape is right");
+    let error = agent.resume_blocking(forged, Decisions::new()).unwrap_err();
+    assert!(matches!(error, AgentError::Approval(_)), "{error}");
+}
+
+#[test]
+fn a_streaming_run_reports_the_calls_their_results_and_the_answer_in_order() {
+    use std::sync::Mutex;
+    use toolsmith_agent::Event;
+
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("add", json!({"a": 2, "b": "40"}))
+            .then_call("finish", json!({"answer": "42"})),
+    );
+    let agent = agent(&lm);
+    let seen = Mutex::new(Vec::new());
+    let events = |event: Event| seen.lock().unwrap().push(event);
+    let answer = toolsmith::block_on(agent.run_streaming(
+        &question("2 + 40?"),
+        toolsmith::Context::new(),
+        &events,
+    ))
+    .expect("outside a runtime")
+    .expect("an answer");
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert_eq!(
+        seen[0],
+        Event::ToolCall {
+            id: "call_1".into(),
+            name: "add".into()
+        }
+    );
+    assert_eq!(seen[1], Event::ToolResult(answer.trajectory[0].clone()));
+    assert_eq!(
+        seen[2],
+        Event::ToolCall {
+            id: "call_2".into(),
+            name: "finish".into()
+        }
+    );
+    assert_eq!(seen[3], Event::Answer(json!({"answer": "42"})));
 }

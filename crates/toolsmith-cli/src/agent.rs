@@ -1,13 +1,15 @@
 //! `toolsmith agent`: a question answered by a model over the registered tools.
 
+use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use toolsmith::Registry;
+use toolsmith::{Context, InsideRuntime, block_on};
 use toolsmith_agent::{
-    Anthropic, BaseUrlError, Gemini, LanguageModel, OpenAiCompatible, Question, QuestionAnswer,
-    ReAct, Step,
+    AgentError, Answer, AnswerText, Anthropic, BaseUrlError, Decision, Decisions, Event, EventSink,
+    Gemini, LanguageModel, OpenAiCompatible, Paused, Question, QuestionAnswer, ReAct, Step,
 };
 
 use crate::error::UsageError;
@@ -103,6 +105,15 @@ pub struct AgentArgs {
     /// Print one JSON object: `{"answer", "steps", "lm_calls", "usage"}`.
     #[arg(long)]
     json: bool,
+    /// Print the model's text as it is generated (the model asked to stream), and each tool
+    /// call and its result on stderr as they happen.
+    #[arg(long, conflicts_with = "json")]
+    stream: bool,
+    /// Ask before each tool call, on the terminal: `y` runs it, `n` refuses it, any other
+    /// text refuses it with that text as the reason the model reads. Without it, a tool that
+    /// needs approval stops the run (exit 1).
+    #[arg(long)]
+    approve: bool,
     /// The question to answer.
     #[arg(value_name = "QUESTION")]
     question: String,
@@ -119,6 +130,167 @@ fn parse_base_url(url: &str) -> Result<String, String> {
         .map_err(|error| error.problem)
 }
 
+/// What a run or a resumption gives.
+type Answered = Result<Answer<AnswerText>, AgentError>;
+
+impl AgentArgs {
+    /// Runs `go` (a run, or a resumption): with `--stream` on a thread of its own while this
+    /// one shows its events as they come; without, here, showing nothing.
+    fn drive(
+        &self,
+        shown: &mut Shown<'_>,
+        stderr: &mut dyn Write,
+        go: impl FnOnce(Option<&EventSink<'_>>) -> Result<Answered, InsideRuntime> + Send,
+    ) -> Answered {
+        if !self.stream {
+            return go(None).unwrap_or(Err(AgentError::InsideRuntime));
+        }
+        let (sender, events) = std::sync::mpsc::channel::<Event>();
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(move || {
+                let sink = move |event: Event| {
+                    // The receiver outlives the run; a send cannot fail before it ends.
+                    let _ = sender.send(event);
+                };
+                go(Some(&sink))
+            });
+            // Ends when the run has ended and dropped its sender.
+            for event in events {
+                shown.show(event, stderr);
+            }
+            match worker.join() {
+                Ok(answered) => answered.unwrap_or(Err(AgentError::InsideRuntime)),
+                // A panic in the run is the program's bug: it goes on as it would have.
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    }
+}
+
+/// What `--stream` shows: the model's text on stdout as it comes, each tool call and result
+/// on stderr.
+struct Shown<'o> {
+    stream: bool,
+    stdout: &'o mut dyn Write,
+    /// The text shown since the last tool call: the answer, when the model answers in text.
+    text: String,
+}
+
+impl<'o> Shown<'o> {
+    fn new(stream: bool, stdout: &'o mut dyn Write) -> Self {
+        Shown {
+            stream,
+            stdout,
+            text: String::new(),
+        }
+    }
+
+    fn show(&mut self, event: Event, stderr: &mut dyn Write) {
+        // What cannot be shown (a closed terminal) is left out; the run goes on.
+        match event {
+            Event::Text(text) => {
+                let _ = self.stdout.write_all(text.as_bytes());
+                let _ = self.stdout.flush();
+                self.text.push_str(&text);
+            }
+            Event::ToolCall { name, .. } => {
+                self.end_line();
+                let _ = writeln!(stderr, "toolsmith: calling `{name}`");
+            }
+            Event::ToolResult(step) => {
+                let said = abridge(&step.observation, 200);
+                let _ = match step.error {
+                    None => writeln!(stderr, "toolsmith: `{}` answered: {said}", step.tool),
+                    Some(code) => writeln!(stderr, "toolsmith: `{}` {code}: {said}", step.tool),
+                };
+            }
+            // The answer is printed when the run ends; an event of a kind to come is not shown.
+            _ => {}
+        }
+    }
+
+    /// Ends a line of streamed text, so that what follows starts on its own.
+    fn end_line(&mut self) {
+        if !self.text.is_empty() && !self.text.ends_with('\n') {
+            let _ = self.stdout.write_all(b"\n");
+            let _ = self.stdout.flush();
+        }
+        self.text.clear();
+    }
+
+    /// Whether the answer was shown whole as it came (the model answered in text); the
+    /// streamed line is ended either way.
+    fn finish(&mut self, answer: &str) -> bool {
+        let whole =
+            self.stream && !self.text.trim().is_empty() && self.text.trim() == answer.trim();
+        self.end_line();
+        whole
+    }
+}
+
+/// `text` cut after `limit` characters, on one line.
+fn abridge(text: &str, limit: usize) -> String {
+    let line = text.replace('\n', " ");
+    match line.char_indices().nth(limit) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line,
+    }
+}
+
+/// Asks on the terminal about each call `paused` waits for: `y` or `yes` approves it, `n` or
+/// `no` refuses it, other text refuses it with the text as the reason; an empty line asks
+/// again. With no answer to read (input closed), every call left is refused.
+fn ask(paused: &Paused, answers: &mut dyn BufRead, stderr: &mut dyn Write) -> Decisions {
+    let mut decisions = Decisions::new();
+    for call in paused.pending() {
+        // A prompt that cannot be written is still answered from the input.
+        let _ = writeln!(
+            stderr,
+            "toolsmith: the model wants to call `{}` with {}",
+            call.tool,
+            arguments_text(&call.arguments)
+        );
+        let decision = loop {
+            let _ = write!(stderr, "Run it? [y]es / [n]o / or type why not: ");
+            let _ = stderr.flush();
+            let mut line = String::new();
+            match answers.read_line(&mut line) {
+                Ok(0) | Err(_) => {
+                    let _ = writeln!(stderr);
+                    break Decision::Reject {
+                        reason: "nobody answered".to_owned(),
+                    };
+                }
+                Ok(_) => {}
+            }
+            match line.trim() {
+                "" => continue,
+                "y" | "Y" | "yes" | "Yes" => break Decision::Approve,
+                "n" | "N" | "no" | "No" => {
+                    break Decision::Reject {
+                        reason: "the user said no".to_owned(),
+                    };
+                }
+                reason => {
+                    break Decision::Reject {
+                        reason: reason.to_owned(),
+                    };
+                }
+            }
+        };
+        decisions = decisions.decide(call.id.clone(), decision);
+    }
+    decisions
+}
+
+/// A call's arguments as one line: argument text as the model sent it, else JSON.
+fn arguments_text(arguments: &Value) -> String {
+    match arguments {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
 /// A variable's value, when it is set and not empty.
 fn variable(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|value| !value.is_empty())
@@ -126,7 +298,13 @@ fn variable(name: &str) -> Option<String> {
 
 impl AgentArgs {
     /// Asks the model: the answer, or why there is none.
-    pub fn run(&self, registry: &Registry) -> Result<Outcome, UsageError> {
+    pub fn run(
+        &self,
+        registry: &Registry,
+        stdin: &mut dyn Read,
+        stdout: &mut dyn Write,
+        stderr: &mut dyn Write,
+    ) -> Result<Outcome, UsageError> {
         for name in &self.tools {
             find_tool(registry, name)?;
         }
@@ -140,12 +318,35 @@ impl AgentArgs {
             question: self.question.clone(),
         };
         let result = agent.and_then(|agent| {
-            agent
-                .max_steps(self.max_steps.into())
-                .run_blocking(&question)
+            let agent = agent.max_steps(self.max_steps.into());
+            let agent = if self.approve {
+                agent.needs_approval(|_| true)
+            } else {
+                agent
+            };
+            let mut answers = BufReader::new(stdin);
+            let mut shown = Shown::new(self.stream, stdout);
+            let mut result = self.drive(&mut shown, stderr, |events| match events {
+                Some(events) => block_on(agent.run_streaming(&question, Context::new(), events)),
+                None => block_on(agent.run(&question)),
+            });
+            while self.approve
+                && let Err(AgentError::Paused(paused)) = result
+            {
+                let decisions = ask(&paused, &mut answers, stderr);
+                let paused = *paused;
+                result = self.drive(&mut shown, stderr, |events| match events {
+                    Some(events) => {
+                        block_on(agent.resume_streaming(paused, decisions, Context::new(), events))
+                    }
+                    None => block_on(agent.resume(paused, decisions)),
+                });
+            }
+            // The answer in full where streaming did not show it whole as it came.
+            result.map(|answer| (shown.finish(&answer.output.answer), answer))
         });
         Ok(match result {
-            Ok(answer) if self.json => Outcome::Success(
+            Ok((_, answer)) if self.json => Outcome::Success(
                 json!({
                     "answer": answer.output.answer,
                     "steps": answer.trajectory.iter().map(Step::to_json).collect::<Vec<Value>>(),
@@ -157,7 +358,14 @@ impl AgentArgs {
                 })
                 .to_string(),
             ),
-            Ok(answer) => Outcome::Success(answer.output.answer),
+            Ok((shown_whole, answer)) => Outcome::Success(if shown_whole {
+                String::new()
+            } else {
+                answer.output.answer
+            }),
+            Err(error @ AgentError::Paused(_)) => Outcome::Failed(format!(
+                "toolsmith: agent: {error}; run with --approve to decide on the terminal"
+            )),
             Err(error) => Outcome::Failed(format!("toolsmith: agent: {error}")),
         })
     }

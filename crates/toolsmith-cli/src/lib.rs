@@ -69,14 +69,17 @@
 //!   counts) and writes them to FILE: at once, on SIGUSR1 and when the server stops, each time
 //!   as a whole file renamed over the old one.
 //! - `agent [--provider openai|anthropic|gemini] [--base-url URL] [--model NAME] [--strict]
-//!   [--tools NAME]... [--max-steps N] [--json] QUESTION`: the question answered by a model over
+//!   [--stream] [--approve] [--tools NAME]... [--max-steps N] [--json] QUESTION`: the question answered by a model over
 //!   the registered tools (or those named), with [`toolsmith_agent::ReAct`], through the
 //!   provider's own API ([`toolsmith_agent::OpenAiCompatible`], [`toolsmith_agent::Anthropic`],
 //!   [`toolsmith_agent::Gemini`]). The key is `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or
 //!   `GEMINI_API_KEY`; the model `OPENAI_MODEL`, `ANTHROPIC_MODEL` or `GEMINI_MODEL` unless
 //!   named; `--base-url` (or `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`) replaces the provider's
 //!   base URL, the client adding its API's path. Asking the provider's own API without a key is
-//!   a usage error. Prints the answer, or with `--json` `{"answer", "steps", "lm_calls",
+//!   a usage error. `--stream` prints the model's text as it comes, each tool call and result
+//!   on stderr. `--approve` asks on the terminal before each tool call (`y`, `n`, or a
+//!   reason to refuse); without it a tool that needs approval stops the run. Prints the
+//!   answer, or with `--json` `{"answer", "steps", "lm_calls",
 //!   "usage"}`; no answer (too many steps, an HTTP error, an unreachable server, a malformed
 //!   reply) is exit 1 with the reason on stderr, never the key.
 //!
@@ -273,7 +276,7 @@ where
         Command::Agent(args) => load_registry()
             .and_then(|registry| args.upstreams.connect(registry))
             .and_then(|connected| {
-                let answered = args.run(&connected.registry)?;
+                let answered = args.run(&connected.registry, stdin, stdout, stderr)?;
                 Ok(answered.after_warnings(connected.warnings.clone()))
             }),
     };

@@ -19,6 +19,12 @@ use toolsmith_cli::{Exit, run};
 
 const KEY: &str = "sk-cli-test-0a1b2c3d4e5f";
 
+/// Moves money between accounts.
+#[toolsmith::tool(needs_approval)]
+fn transfer(to: String, cents: u64) -> String {
+    format!("sent {cents} cents to {to}")
+}
+
 /// Adds two integers.
 #[toolsmith::tool]
 fn add(a: i64, b: i64) -> i64 {
@@ -39,15 +45,22 @@ struct Out {
 
 /// Runs `toolsmith agent ARGS...` in-process over `add` and `multiply`.
 fn agent(args: &[&str]) -> Out {
+    agent_answering(args, "")
+}
+
+/// Runs `toolsmith agent ARGS...` in-process over `add`, `multiply` and `transfer` (which
+/// needs approval), with `input` on stdin.
+fn agent_answering(args: &[&str], input: &str) -> Out {
     let mut registry = Registry::new();
     registry.add(Arc::new(Add)).unwrap();
     registry.add(Arc::new(Multiply)).unwrap();
+    registry.add(Arc::new(Transfer)).unwrap();
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let argv = ["toolsmith", "agent"].iter().chain(args).copied();
     let exit = run(
         argv,
         || Ok(&registry),
-        &mut std::io::empty(),
+        &mut input.as_bytes(),
         &mut stdout,
         &mut stderr,
     );
@@ -77,7 +90,10 @@ fn the_answer_is_printed_after_the_model_calls_the_tools() {
     let out = agent(&["--base-url", server.base_url(), "What is 6 x 7?"]);
     assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
     assert_eq!(out.stdout, "42\n");
-    assert_eq!(declared(&server, 0), ["add", "multiply", "finish"]);
+    assert_eq!(
+        declared(&server, 0),
+        ["add", "multiply", "transfer", "finish"]
+    );
     assert_eq!(
         server.requests()[0].body["messages"][1]["content"],
         "question: What is 6 x 7?"
@@ -465,4 +481,181 @@ fn strict_tools_are_refused_for_gemini_before_any_request() {
     );
     assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
     assert!(stderr.contains("Gemini has no strict tools"), "{stderr}");
+}
+
+/// The text of the tool message in request `index`'s messages, answering `call_id`.
+fn tool_message(server: &FakeServer, index: usize, call_id: &str) -> String {
+    let messages = server.requests()[index].body["messages"].clone();
+    messages
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|message| message["tool_call_id"] == call_id)
+        .and_then(|message| message["content"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn with_approve_each_call_is_asked_about_and_a_refusal_reason_reaches_the_model() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[
+            ("c1", "add", r#"{"a": 2, "b": 3}"#),
+            ("c2", "multiply", r#"{"a": 2, "b": 3}"#),
+        ]),
+        Reply::calls(&[("c3", "finish", r#"{"answer": "5"}"#)]),
+    ]);
+    let out = agent_answering(
+        &["--base-url", server.base_url(), "--approve", "2 + 3?"],
+        "y\n\nonly sums today\n",
+    );
+    assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+    assert_eq!(out.stdout, "5\n");
+    assert!(
+        out.stderr
+            .contains(r#"the model wants to call `add` with {"a": 2, "b": 3}"#),
+        "{}",
+        out.stderr
+    );
+    // An empty line asks again; the prompt came three times for two calls.
+    assert_eq!(out.stderr.matches("Run it?").count(), 3, "{}", out.stderr);
+    assert_eq!(tool_message(&server, 1, "c1"), "5");
+    let refused = tool_message(&server, 1, "c2");
+    assert!(
+        refused.contains("a person rejected the call: only sums today"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn a_tool_that_needs_approval_stops_a_run_without_approve_and_is_refused_when_nobody_answers() {
+    let script = || {
+        vec![
+            Reply::calls(&[("t1", "transfer", r#"{"to": "bob", "cents": 100}"#)]),
+            Reply::calls(&[("t2", "finish", r#"{"answer": "not sent"}"#)]),
+        ]
+    };
+    let server = FakeServer::start(script());
+    let out = agent(&["--base-url", server.base_url(), "Pay Bob."]);
+    assert_eq!(out.exit, Exit::Failure);
+    assert!(
+        out.stderr.contains(
+            "waiting for approval of 1 tool call (`transfer`); run with --approve to decide"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(server.requests().len(), 1);
+
+    // With --approve and no answer to read, the call is refused and the model told.
+    let server = FakeServer::start(script());
+    let out = agent_answering(
+        &["--base-url", server.base_url(), "--approve", "Pay Bob."],
+        "",
+    );
+    assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+    assert_eq!(out.stdout, "not sent\n");
+    assert!(tool_message(&server, 1, "t1").contains("nobody answered"));
+}
+
+/// `--approve` under a real pseudo-terminal: `script` gives the binary a terminal, the test
+/// types the answer after the prompt appears, as a person would.
+#[test]
+fn approve_asks_on_a_real_terminal() {
+    use std::io::{Read, Write};
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let script_program = ["/usr/bin/script", "/bin/script"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).exists())
+        .expect("util-linux's `script` (Debian's essential bsdutils) gives the test a terminal");
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "text_wc", r#"{"text": "a b c"}"#)]),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "three words"}"#)]),
+    ]);
+    // `script -c` takes one command line: the binary's path and the base URL are ours, with
+    // no quote or space in them.
+    let command = format!(
+        "{} agent --base-url {} --approve count",
+        env!("CARGO_BIN_EXE_toolsmith"),
+        server.base_url()
+    );
+    let mut child = Command::new(script_program)
+        .args(["-q", "-e", "-c", &command, "/dev/null"])
+        .env_remove("OPENAI_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("script starts");
+    let mut terminal = child.stdout.take().expect("the terminal's output");
+    let (sender, received) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = terminal.read(&mut buffer) {
+            if read == 0 || sender.send(buffer[..read].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut screen = String::new();
+    let wait_for = |text: &str, screen: &mut String| {
+        while !screen.contains(text) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match received.recv_timeout(left) {
+                Ok(bytes) => screen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => panic!("`{text}` never appeared on the terminal: {screen}"),
+            }
+        }
+    };
+    wait_for("Run it?", &mut screen);
+    assert!(
+        screen.contains("the model wants to call `text_wc`"),
+        "{screen}"
+    );
+    let mut keyboard = child.stdin.take().expect("the keyboard");
+    keyboard.write_all(b"y\r").expect("typed");
+    keyboard.flush().expect("typed");
+    wait_for("three words", &mut screen);
+    drop(keyboard);
+    let status = child.wait().expect("script ends");
+    assert!(status.success(), "{status}: {screen}");
+    let counted = tool_message(&server, 1, "c1");
+    assert!(counted.contains('3'), "{counted}");
+}
+
+/// `--stream`: the model asked to stream, its text on stdout as it comes, each tool call and
+/// its result on stderr; an answer given in text is printed once.
+#[test]
+fn stream_shows_the_text_as_it_comes_and_the_calls_on_stderr() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "add", r#"{"a": 2, "b": "3"}"#)]).pieces(3),
+        Reply::text("The sum is 5.").pieces(2),
+    ]);
+    let out = agent(&["--base-url", server.base_url(), "--stream", "2 + 3?"]);
+    assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+    assert_eq!(out.stdout, "The sum is 5.\n");
+    assert!(
+        out.stderr.contains("toolsmith: calling `add`"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("toolsmith: `add` answered: 5"),
+        "{}",
+        out.stderr
+    );
+    for request in server.requests() {
+        assert_eq!(request.body["stream"], true, "{:?}", request.body);
+    }
+
+    // An answer through `finish` was never streamed as text: it is printed whole.
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "finish", r#"{"answer": "five"}"#)]).pieces(5),
+    ]);
+    let out = agent(&["--base-url", server.base_url(), "--stream", "2 + 3?"]);
+    assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+    assert_eq!(out.stdout, "five\n");
 }
