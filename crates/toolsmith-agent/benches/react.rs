@@ -3,11 +3,15 @@
 //! prompts, declarations, coercion of arguments and answer, tool calls, the trajectory), against
 //! the loop a program without toolsmith would write by hand over the same replies (serde reads
 //! each call's arguments into a struct, the function runs, the messages are built as JSON).
-//! The same run over async tools shows what a sync tool's thread costs: the agent runs each
-//! sync tool on a thread of its own, so that its run deadline holds over it.
+//! The same run over async tools shows what handing a sync tool to another thread costs: the
+//! agent runs each sync tool off the thread that polls the calls, so that its run deadline holds
+//! over it. The sync cases run twice: on the agent's default offload, and on a new thread per
+//! call (`ThreadPerCall`, the default before the pool: "today"), whose figure the default's is
+//! compared with.
 //!
 //! Also prints the LM calls each scenario needs to answer its question. Run with
-//! `cargo xtask bench agent`.
+//! `cargo xtask bench agent`. `react --repeat CASE N` runs only the case named `CASE` (as
+//! printed) `N` times, untimed: what `valgrind --tool=callgrind` counts instructions over.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -18,7 +22,7 @@ mod harness;
 use harness::{Case, report};
 use serde::Deserialize;
 use serde_json::json;
-use toolsmith::Registry;
+use toolsmith::{Registry, ThreadPerCall};
 use toolsmith_agent::{
     LanguageModel, LmError, Message, Predict, Question, QuestionAnswer, ReAct, Reply, Request,
     ToolCall,
@@ -104,10 +108,10 @@ fn messy() -> Vec<Message> {
     ]
 }
 
-/// One step of four parallel calls, then the answer.
-fn parallel() -> Vec<Message> {
-    let four = [r#"{"a": 1, "b": 2}"#; 4].map(|args| ("add", args));
-    vec![calls(&four), calls(&[("finish", r#"{"answer": "3"}"#)])]
+/// One step of `n` parallel calls, then the answer.
+fn parallel(n: usize) -> Vec<Message> {
+    let batch = vec![("add", r#"{"a": 1, "b": 2}"#); n];
+    vec![calls(&batch), calls(&[("finish", r#"{"answer": "3"}"#)])]
 }
 
 #[derive(Deserialize)]
@@ -148,34 +152,84 @@ fn hand_loop(script: &[Message], question: &str) -> Option<String> {
     None
 }
 
-fn main() -> ExitCode {
+/// The targets: the framework's time per step (async tools, so that no thread is measured)
+/// against the hand-written loop's, and how much faster than a thread per call the default
+/// offload must run a step of 8 parallel sync calls.
+const STEP_TARGET: f64 = 1.5;
+const STEP_TARGET_CASE: &str = "ReAct::run, 3 steps, async tools";
+const PARALLEL_SPEEDUP_TARGET: f64 = 5.0;
+
+/// The agent cases: name, steps per question, and the agent.
+type Agents = Vec<(&'static str, f64, ReAct<QuestionAnswer>)>;
+
+fn agents() -> Result<Agents, String> {
     let mut tools = Registry::new();
-    if tools.add(Arc::new(Add)).is_err() || tools.add(Arc::new(Multiply)).is_err() {
-        eprintln!("the tools cannot be registered");
-        return ExitCode::FAILURE;
-    }
+    tools
+        .add(Arc::new(Add))
+        .and_then(|tools| tools.add(Arc::new(Multiply)))
+        .map_err(|e| format!("the tools cannot be registered: {e}"))?;
+    let mut async_tools = Registry::new();
+    async_tools
+        .add(Arc::new(AddAsync))
+        .and_then(|tools| tools.add(Arc::new(MultiplyAsync)))
+        .map_err(|e| format!("the async tools cannot be registered: {e}"))?;
+    let agent = |tools: &Registry, script: Vec<Message>| {
+        ReAct::<QuestionAnswer>::new(Arc::new(Replay(script)), tools)
+            .map(|a| a.max_steps(10))
+            .map_err(|e| format!("the agent cannot be built: {e}"))
+    };
+    let today = |agent: ReAct<QuestionAnswer>| agent.offload(Arc::new(ThreadPerCall));
+    Ok(vec![
+        ("ReAct::run, 3 steps", 3.0, agent(&tools, three_steps())?),
+        (
+            "ReAct::run, 3 steps, thread per call",
+            3.0,
+            today(agent(&tools, three_steps())?),
+        ),
+        (
+            "ReAct::run, 3 steps, async tools",
+            3.0,
+            agent(&async_tools, three_steps())?,
+        ),
+        ("ReAct::run, messy, 4 steps", 4.0, agent(&tools, messy())?),
+        (
+            "ReAct::run, 4 parallel calls",
+            2.0,
+            agent(&tools, parallel(4))?,
+        ),
+        (
+            "ReAct::run, 4 parallel, thread per call",
+            2.0,
+            today(agent(&tools, parallel(4))?),
+        ),
+        (
+            "ReAct::run, 8 parallel calls",
+            2.0,
+            agent(&tools, parallel(8))?,
+        ),
+        (
+            "ReAct::run, 8 parallel, thread per call",
+            2.0,
+            today(agent(&tools, parallel(8))?),
+        ),
+        (
+            "ReAct::run, 8 parallel, async tools",
+            2.0,
+            agent(&async_tools, parallel(8))?,
+        ),
+    ])
+}
+
+fn main() -> ExitCode {
     let question = Question {
         question: "What is (2 + 3) x 4?".into(),
     };
-    let mut async_tools = Registry::new();
-    if async_tools.add(Arc::new(AddAsync)).is_err()
-        || async_tools.add(Arc::new(MultiplyAsync)).is_err()
-    {
-        eprintln!("the async tools cannot be registered");
-        return ExitCode::FAILURE;
-    }
-    let agent_over = |tools: &Registry, script: Vec<Message>| {
-        ReAct::<QuestionAnswer>::new(Arc::new(Replay(script)), tools).map(|a| a.max_steps(10))
-    };
-    let agent = |script: Vec<Message>| agent_over(&tools, script);
-    let (Ok(clean), Ok(messy_agent), Ok(parallel_agent), Ok(clean_async)) = (
-        agent(three_steps()),
-        agent(messy()),
-        agent(parallel()),
-        agent_over(&async_tools, three_steps()),
-    ) else {
-        eprintln!("the agents cannot be built");
-        return ExitCode::FAILURE;
+    let agents = match agents() {
+        Ok(agents) => agents,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
     };
     let predict = Predict::<QuestionAnswer>::new(Arc::new(Replay(vec![calls(&[(
         "finish",
@@ -185,13 +239,38 @@ fn main() -> ExitCode {
         eprintln!("the predictor cannot be built");
         return ExitCode::FAILURE;
     };
+    let script = three_steps();
+
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(at) = args.iter().position(|a| a == "--repeat") {
+        let (Some(name), Some(Ok(count))) =
+            (args.get(at + 1), args.get(at + 2).map(|n| n.parse::<u64>()))
+        else {
+            eprintln!("usage: react --repeat CASE N");
+            return ExitCode::FAILURE;
+        };
+        for _ in 0..count {
+            let ran = match name.as_str() {
+                "hand-written loop (peer)" => hand_loop(&script, "q").is_some(),
+                "Predict::call, 1 step" => predict.call_blocking(&question).is_ok(),
+                name => match agents.iter().find(|(case, ..)| *case == name) {
+                    Some((_, _, agent)) => agent.run_blocking(&question).is_ok(),
+                    None => {
+                        eprintln!("no case is named `{name}`");
+                        return ExitCode::FAILURE;
+                    }
+                },
+            };
+            if !ran {
+                eprintln!("{name}: no answer");
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
 
     println!("LM calls per answered question (scripted replies):");
-    for (name, agent) in [
-        ("clean, 2 tool steps", &clean),
-        ("messy, a repair and a rejected call", &messy_agent),
-        ("4 parallel calls", &parallel_agent),
-    ] {
+    for (name, _, agent) in &agents {
         match agent.run_blocking(&question) {
             Ok(answer) => println!(
                 "  {name:<40} {} LM calls, {} tool calls",
@@ -206,39 +285,70 @@ fn main() -> ExitCode {
     }
     println!();
 
-    let script = three_steps();
+    let mut cases = vec![Case::new("hand-written loop (peer)", || {
+        hand_loop(&script, "q")
+    })];
+    for (name, steps, agent) in &agents {
+        let case = Case::new(*name, || agent.run_blocking(&question).is_ok());
+        // The framework's own time per step, against the hand loop's (which answers in 3).
+        cases.push(match *name == STEP_TARGET_CASE {
+            true => case.target(STEP_TARGET * steps / 3.0),
+            false => case,
+        });
+    }
+    cases.push(Case::new("Predict::call, 1 step", || {
+        predict.call_blocking(&question).is_ok()
+    }));
     let medians = report(
-        "A question answered in 3 steps (2 tool calls + finish), model time excluded",
-        vec![
-            Case::new("hand-written loop (peer)", || hand_loop(&script, "q")),
-            Case::new("ReAct::run, 3 steps", || {
-                clean.run_blocking(&question).is_ok()
-            }),
-            Case::new("ReAct::run, 3 steps, async tools", || {
-                clean_async.run_blocking(&question).is_ok()
-            }),
-            Case::new("ReAct::run, messy, 4 steps", || {
-                messy_agent.run_blocking(&question).is_ok()
-            }),
-            Case::new("ReAct::run, 4 parallel calls, 2 steps", || {
-                parallel_agent.run_blocking(&question).is_ok()
-            }),
-            Case::new("Predict::call, 1 step", || {
-                predict.call_blocking(&question).is_ok()
-            }),
-        ],
+        "A question answered by ReAct, model time excluded (the peer answers in 3 steps)",
+        cases,
     );
-    if let [peer, clean, clean_async, messy, parallel, predict] = medians[..] {
-        println!("framework time per ReAct step (ns):");
-        println!(
-            "  clean    {:>9.0}  (hand-written loop: {:.0})",
-            clean / 3.0,
-            peer / 3.0
-        );
-        println!("  async    {:>9.0}", clean_async / 3.0);
-        println!("  messy    {:>9.0}", messy / 4.0);
-        println!("  parallel {:>9.0}", parallel / 2.0);
-        println!("  predict  {predict:>9.0}");
+
+    let peer_step = medians[0] / 3.0;
+    println!("framework time per ReAct step (ns), and per step against the hand-written loop's:");
+    println!(
+        "  {:<44} {:>9.0}  {:>6.2}x",
+        "hand-written loop (peer)", peer_step, 1.0
+    );
+    for ((name, steps, _), ns) in agents.iter().zip(&medians[1..]) {
+        let step = ns / steps;
+        println!("  {name:<44} {step:>9.0}  {:>6.2}x", step / peer_step);
+    }
+    if let Some(predict) = medians.last() {
+        println!("  {:<44} {predict:>9.0}", "Predict::call, 1 step");
+    }
+    println!();
+    println!("the default offload against a new thread per call (today), per step:");
+    let median_of = |name: &str| {
+        agents
+            .iter()
+            .position(|(case, ..)| *case == name)
+            .map(|i| medians[i + 1])
+    };
+    for (default, today, target) in [
+        (
+            "ReAct::run, 3 steps",
+            "ReAct::run, 3 steps, thread per call",
+            None,
+        ),
+        (
+            "ReAct::run, 4 parallel calls",
+            "ReAct::run, 4 parallel, thread per call",
+            None,
+        ),
+        (
+            "ReAct::run, 8 parallel calls",
+            "ReAct::run, 8 parallel, thread per call",
+            Some(PARALLEL_SPEEDUP_TARGET),
+        ),
+    ] {
+        if let (Some(new), Some(old)) = (median_of(default), median_of(today)) {
+            let target = target.map_or(String::new(), |t| format!("  (target {t:.1}x)"));
+            println!(
+                "  {default:<44} {:>6.1}x faster than a thread per call{target}",
+                old / new
+            );
+        }
     }
     ExitCode::SUCCESS
 }
