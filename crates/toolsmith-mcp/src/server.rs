@@ -30,7 +30,7 @@ use crate::content::{error_result, success_result};
 use crate::error::ServeError;
 use crate::intake::CallIntake;
 use crate::notify::{self, CallReporter};
-use crate::pool::{self, ToolPool};
+use crate::pool::{self, ServerPool};
 
 /// An MCP server over a [`Registry`]: rmcp's [`ServerHandler`], with the tools' declarations
 /// computed once, at construction (and again when [`replace_tools`](McpServer::replace_tools)
@@ -89,7 +89,7 @@ struct Shared {
     /// tools it started with.
     tools: RwLock<Arc<Tools>>,
     /// The threads of the blocking tools, shared by every set of tools served.
-    pool: Arc<ToolPool>,
+    pool: Arc<ServerPool>,
     /// The connections to tell when the tools change: the lasting ones (stdio, a byte
     /// stream), each pruned once closed; a stateless HTTP request is none.
     peers: Mutex<Vec<Peer<RoleServer>>>,
@@ -113,7 +113,7 @@ struct Tools {
 }
 
 impl Tools {
-    fn new(registry: Registry, pool: &Arc<ToolPool>) -> Result<Tools, ServeError> {
+    fn new(registry: Registry, pool: &Arc<ServerPool>) -> Result<Tools, ServeError> {
         let registry = registry
             .with_layer(Timeout::deadline())
             .with_offload(Arc::clone(pool) as Arc<dyn toolsmith::Offload>);
@@ -238,7 +238,7 @@ impl McpServer {
     /// [`ServeError::Declare`] when a tool's name or schema cannot be declared to MCP clients.
     pub fn new(registry: impl Into<Arc<Registry>>, config: McpConfig) -> Result<Self, ServeError> {
         config.check()?;
-        let pool = Arc::new(ToolPool::new(config.max_concurrent_calls()));
+        let pool = Arc::new(ServerPool::new(config.max_concurrent_calls()));
         let tools = Tools::new(Arc::unwrap_or_clone(registry.into()), &pool)?;
         let places = config
             .max_concurrent_calls()
@@ -459,10 +459,9 @@ impl McpServer {
             }
         }
         let arguments = arguments.as_arguments();
-        // A blocking tool's call goes to the pool, which notes when a thread picks it up.
-        let picked_up = entry
-            .tool()
-            .is_blocking()
+        // A blocking tool's call goes to the pool, which notes when a thread picks it up (where
+        // its workers spin, so that polling for the answer can pay).
+        let picked_up = (entry.tool().is_blocking() && shared.pool.spins())
             .then(|| Arc::new(AtomicBool::new(false)));
         let future = match &picked_up {
             Some(picked_up) => {
@@ -532,8 +531,8 @@ struct Answered<'a> {
 }
 
 impl Answered<'_> {
-    /// The call's answer. For a blocking tool (`picked_up` says whether a thread has taken
-    /// it), the call is first polled among the executor's other tasks for a while
+    /// The call's answer. For a blocking tool on a pool whose workers spin (`picked_up` says
+    /// whether a thread has taken it), the call is first polled among the executor's other tasks for a while
     /// ([`ANSWER_SPIN`]), so that a quick tool's thread need not wake the executor.
     async fn run(self, picked_up: Option<&AtomicBool>) -> ToolResult {
         let Answered {
@@ -544,7 +543,7 @@ impl Answered<'_> {
             deadline,
             tool,
         } = self;
-        if let Some(picked_up) = picked_up.filter(|_| pool::spinning_pays()) {
+        if let Some(picked_up) = picked_up {
             let started = Instant::now();
             loop {
                 // Polled with a waker that does nothing: an answer that comes while this task

@@ -236,6 +236,12 @@ fn offloaded<'a>(
     let arguments = OwnedArguments::from(arguments);
     let (sender, receiver) = oneshot();
     let job = Box::new(move || {
+        // A call that waited for a thread (every thread of a pool busy) until it was
+        // cancelled or its deadline passed is answered so, without running.
+        if let Some(refused) = refuse_before_start(|| tool.name(), &context) {
+            sender.send(Err(refused));
+            return;
+        }
         let result = catch_unwind(AssertUnwindSafe(|| {
             park_on(tool.call(arguments.borrow(), context))
         }))

@@ -42,6 +42,7 @@ mod context;
 mod envelope;
 mod future;
 mod layer;
+mod pool;
 mod registry;
 mod stats;
 mod tool;
@@ -60,6 +61,7 @@ pub use future::{InsideRuntime, ToolFuture, ToolResult, block_on};
 pub use layer::{
     Call, CatchPanic, ConcurrencyLimit, Layer, Next, Offload, ThreadPerCall, Timeout, Trace,
 };
+pub use pool::ToolPool;
 pub use registry::{RegisteredTool, Registry, RegistryError, default_layers, registry};
 pub use stats::{Stats, StatsLayer};
 pub use tool::{Tool, ToolAnnotations, ToolError, ToolExt, ToolOutput};

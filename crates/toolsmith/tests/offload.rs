@@ -7,7 +7,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::thread::ThreadId;
 use std::time::Duration;
 
-use toolsmith::{Arguments, Context, Offload, Registry, ThreadPerCall, ToolError};
+use toolsmith::{
+    Arguments, Context, Offload, Registry, ThreadPerCall, Timeout, ToolError, ToolPool,
+};
 
 const PATIENCE: Duration = Duration::from_secs(20);
 
@@ -224,5 +226,92 @@ fn an_offloaded_tools_panic_comes_back_as_an_error_named_as_called() {
             tool: "boom".into(),
             message: "offloaded boom".into()
         }
+    );
+}
+
+#[derive(serde::Deserialize, toolsmith::ToolType)]
+struct NoArguments {}
+
+/// A blocking tool written by hand, which (unlike a `#[tool]`'s) runs whatever its context
+/// says: it counts its runs.
+struct Counted {
+    parameters: toolsmith::TypeGraph,
+    runs: AtomicUsize,
+}
+
+impl toolsmith::Tool for Counted {
+    fn name(&self) -> &str {
+        "counted"
+    }
+    fn description(&self) -> &str {
+        "Counts its runs."
+    }
+    fn parameters(&self) -> &toolsmith::TypeGraph {
+        &self.parameters
+    }
+    fn is_blocking(&self) -> bool {
+        true
+    }
+    fn call<'a>(&'a self, _: Arguments<'a>, _: Context) -> toolsmith::ToolFuture<'a> {
+        self.runs.fetch_add(1, Ordering::SeqCst);
+        toolsmith::ToolFuture::ready(Ok(toolsmith::ToolOutput::text("ran")))
+    }
+}
+
+#[test]
+fn a_call_that_waited_for_a_busy_pool_past_its_deadline_never_runs() {
+    // One thread, taken by a tool that blocks until let go; the second call waits in the
+    // queue, its deadline passes there, and when the thread frees up it is not run.
+    let pool = Arc::new(ToolPool::new(1));
+    let counted = Arc::new(Counted {
+        parameters: <NoArguments as toolsmith::Describe>::type_graph(),
+        runs: AtomicUsize::new(0),
+    });
+    let mut registry = Registry::new()
+        .with_layer(Timeout::deadline())
+        .with_offload(pool.clone());
+    registry.add(counted.clone()).unwrap();
+    registry.add(Arc::new(WaitToBeLetGo)).unwrap();
+    let registry = Arc::new(registry);
+    let (let_go, gate) = mpsc::channel();
+    let blocking = {
+        let registry = Arc::clone(&registry);
+        std::thread::spawn(move || {
+            registry.call_blocking(
+                "wait_to_be_let_go",
+                Arguments::Text("{}"),
+                Context::new().with_data(Mutex::new(gate)),
+            )
+        })
+    };
+    // The pool starts its thread for the first job: from then on that job is ahead.
+    let started = std::time::Instant::now();
+    while pool.threads() == 0 {
+        assert!(
+            started.elapsed() < PATIENCE,
+            "the first call never reached the pool"
+        );
+        std::thread::yield_now();
+    }
+    let deadline = std::time::Instant::now() + Duration::from_millis(50);
+    let error = registry
+        .call_blocking(
+            "counted",
+            Arguments::Text("{}"),
+            Context::new().with_deadline(deadline),
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), "timed_out");
+    let_go.send("let go").unwrap();
+    assert_eq!(blocking.join().unwrap().unwrap().as_text(), "let go");
+    // A call queued after the timed-out one: once it has run, the other has had its turn.
+    let output = registry
+        .call_blocking("counted", Arguments::Text("{}"), Context::new())
+        .unwrap();
+    assert_eq!(output.as_text(), "ran");
+    assert_eq!(
+        counted.runs.load(Ordering::SeqCst),
+        1,
+        "the timed-out call ran"
     );
 }
