@@ -4,10 +4,13 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, LazyLock};
 use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use toolsmith::{
-    Arguments, Context, RegisteredTool, Registry, ToolError, ToolFuture, ToolResult, did_you_mean,
+    Arguments, Context, Offload, RegisteredTool, Registry, ToolError, ToolFuture, ToolPool,
+    ToolResult, did_you_mean,
 };
 
 use crate::message::ToolCall;
@@ -18,14 +21,30 @@ const PARALLEL_CALLS: usize = 8;
 /// The most tool calls of one reply that run at all; the rest are answered without running.
 pub const MAX_CALLS_PER_REPLY: usize = 32;
 
+/// The most threads of the agents' shared pool: sync tools often block on I/O (a process, a
+/// request), so more than the CPUs; eight agents' full replies at once.
+const POOL_THREADS: usize = 8 * PARALLEL_CALLS;
+
+/// Where the agents' sync tools run unless the caller says otherwise: one pool the process's
+/// agents share (bounded, its idle threads ending), instead of a thread started per call, which
+/// cost more than the rest of a step. Its workers park as soon as they run dry: an agent's next
+/// call comes after the model's reply, far later than any spin would last (and within a reply's
+/// calls, spinning workers took the CPUs the calls needed: `cargo xtask bench agent`).
+pub(crate) fn default_offload() -> Arc<dyn Offload> {
+    static POOL: LazyLock<Arc<dyn Offload>> =
+        LazyLock::new(|| Arc::new(ToolPool::new(POOL_THREADS).with_thread_name("toolsmith-agent")));
+    Arc::clone(&POOL)
+}
+
 /// Where one call of a reply is.
 enum Slot<'c> {
     /// A `finish` call, answered by the loop.
     Finish,
     /// Waiting for a place among the calls running.
     Waiting(&'c RegisteredTool, &'c ToolCall),
-    /// Running: its future, polled with the others.
-    Running(&'c ToolCall, ToolFuture<'c>),
+    /// Running: its future, polled with the others, and whether its tool is blocking (run on
+    /// another thread).
+    Running(&'c ToolCall, ToolFuture<'c>, bool),
     /// Answered.
     Done(ToolResult),
 }
@@ -35,7 +54,7 @@ enum Slot<'c> {
 /// tool `tools` does not have is answered with the nearest name (`finish` included); calls past
 /// [`MAX_CALLS_PER_REPLY`] are answered without running. When `context` is cancelled, the calls
 /// still running are answered [`ToolError::Cancelled`] and left behind (dropped: a blocking
-/// tool's thread ends when its tool returns).
+/// tool's thread is free again when its tool returns).
 pub(crate) async fn run(
     tools: &Registry,
     context: &Context,
@@ -52,7 +71,7 @@ pub(crate) async fn run(
             Slot::Finish => None,
             Slot::Done(result) => Some(result),
             // `drive` leaves no call unanswered; this is never reached.
-            Slot::Waiting(_, call) | Slot::Running(call, _) => Some(Err(cancelled(call))),
+            Slot::Waiting(_, call) | Slot::Running(call, ..) => Some(Err(cancelled(call))),
         })
         .collect();
     answers.extend(refused.iter().map(|call| {
@@ -91,6 +110,8 @@ fn drive<'c>(
     slots: &mut [Slot<'c>],
 ) -> impl Future<Output = ()> {
     let mut cancellation = context.cancelled();
+    // When the calls were started, or one last ended.
+    let mut progress: Option<Instant> = None;
     std::future::poll_fn(move |cx| {
         loop {
             let mut running = slots
@@ -104,17 +125,20 @@ fn drive<'c>(
                 if let Slot::Waiting(entry, call) = *slot {
                     let call_context = context.clone().with_call_id(call.id.as_str());
                     let arguments = Arguments::Json(&call.arguments);
-                    *slot = Slot::Running(call, tools.call_entry(entry, arguments, call_context));
+                    let blocking = entry.tool().is_blocking();
+                    let future = tools.call_entry(entry, arguments, call_context);
+                    *slot = Slot::Running(call, future, blocking);
                     running += 1;
                 }
             }
             let mut ended = false;
             for slot in slots.iter_mut() {
-                if let Slot::Running(_, future) = slot
+                if let Slot::Running(_, future, _) = slot
                     && let Poll::Ready(result) = Pin::new(future).poll(cx)
                 {
                     *slot = Slot::Done(result);
                     ended = true;
+                    progress = None;
                 }
             }
             let waiting = slots.iter().any(|slot| matches!(slot, Slot::Waiting(..)));
@@ -128,12 +152,35 @@ fn drive<'c>(
         }
         if Pin::new(&mut cancellation).poll(cx).is_ready() {
             for slot in slots.iter_mut() {
-                if let Slot::Waiting(_, call) | Slot::Running(call, _) = *slot {
+                if let Slot::Waiting(_, call) | Slot::Running(call, ..) = *slot {
                     *slot = Slot::Done(Err(cancelled(call)));
                 }
             }
             return Poll::Ready(());
         }
+        // A blocking call's answer comes from another thread, most within microseconds: the
+        // run yields and looks again for a while rather than sleep until that thread wakes it
+        // (a wake costs more than such a call). Not with one CPU, where the call's thread
+        // could run only once this one stops.
+        let since = *progress.get_or_insert_with(Instant::now);
+        let blocking = slots
+            .iter()
+            .any(|slot| matches!(slot, Slot::Running(_, _, true)));
+        if blocking && spinning_pays() && since.elapsed() < ANSWER_SPIN {
+            cx.waker().wake_by_ref();
+        }
         Poll::Pending
     })
+}
+
+/// How long a run keeps looking for a blocking call's answer (yielding to its executor between
+/// looks) before it waits to be woken, from when it last saw a call end.
+const ANSWER_SPIN: Duration = Duration::from_micros(50);
+
+/// Whether looking again for an answer from another thread can pay: only when this process
+/// may run on more than one CPU.
+fn spinning_pays() -> bool {
+    static PAYS: LazyLock<bool> =
+        LazyLock::new(|| std::thread::available_parallelism().is_ok_and(|cpus| cpus.get() > 1));
+    *PAYS
 }

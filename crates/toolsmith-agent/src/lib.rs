@@ -61,7 +61,7 @@
 //! executor can poll, and [`ReAct::run_blocking`] and [`Predict::call_blocking`] wait for them
 //! on the calling thread (scripts, tests, the command line). The calls of one reply are futures
 //! polled together in the run's own; async tools are awaited there, with no thread hop, while
-//! blocking (sync) tools run each on a thread of its own, so that one never blocks the
+//! blocking (sync) tools run on the threads of a shared pool, so that one never blocks the
 //! executor, holds up the others nor outlives the run's deadline. A model is asked through
 //! `reqwest` on tokio: on the runtime the run is polled in, or, where there is none (another
 //! executor), on a one-thread runtime of the clients' own. The blocking entry points poll the

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsmith::{
-    Context, Offload, Policy, Registry, Repair, ThreadPerCall, Timeout, Tool, ToolError,
-    ToolOutput, ToolResult, block_on, did_you_mean,
+    Context, Offload, Policy, Registry, Repair, Timeout, Tool, ToolError, ToolOutput, ToolResult,
+    block_on, did_you_mean,
 };
 
 use crate::approval::{Decision, Decisions, Paused, PendingCall};
@@ -75,8 +75,8 @@ pub type EventSink<'a> = dyn Fn(Event) + Send + Sync + 'a;
 /// whose call id is the model's `tool_call_id`, and which carries the run's deadline (see
 /// [`timeout`](Self::timeout)) and whatever the context the run was given holds
 /// ([`run_in`](Self::run_in): request data, cancellation). The calls of one reply run at once,
-/// async tools polled together on the calling thread, blocking tools each on a thread of its
-/// own (see [`offload`](Self::offload)), and are answered in order, each quoting its
+/// async tools polled together on the calling thread, blocking tools on threads of a pool
+/// (see [`offload`](Self::offload)), and are answered in order, each quoting its
 /// `tool_call_id`. Invalid arguments, an unknown tool (with the nearest name), a tool's error,
 /// panic or timeout become the tool message the model reads, and the loop goes on. What a tool
 /// returns that a tool message cannot carry (an image, audio) is dropped with a note the model
@@ -206,7 +206,7 @@ impl<S: Signature> ReAct<S> {
         declarations.push(compiled.finish_declaration.clone());
         let tools = tools
             .with_layer(Timeout::deadline())
-            .with_offload(Arc::new(ThreadPerCall));
+            .with_offload(calls::default_offload());
         Ok(ReAct {
             lm,
             compiled,
@@ -250,8 +250,10 @@ impl<S: Signature> ReAct<S> {
         self
     }
 
-    /// Where blocking tools ([`Tool::is_blocking`]: sync functions) run: a new thread per call
-    /// ([`ThreadPerCall`]) unless set. Never the thread that polls the calls, so that a sync
+    /// Where blocking tools ([`Tool::is_blocking`]: sync functions) run: unless set, a
+    /// [`ToolPool`](toolsmith::ToolPool) the process's agents share (at most 64 threads, idle
+    /// ones ending; [`ThreadPerCall`](toolsmith::ThreadPerCall) starts a thread per call
+    /// instead). Never the thread that polls the calls, so that a sync
     /// tool delays no other call of its reply, and a deadline holds over it: past it, the run
     /// goes on without waiting for the thread (the tool sees
     /// [`Context::is_cancelled`] and may stop early).
@@ -374,7 +376,7 @@ impl<S: Signature> ReAct<S> {
     /// cancellation hold over the agent it runs.
     ///
     /// A future any executor can poll: async tools are polled in it, blocking ones run on
-    /// threads of their own (see [`offload`](Self::offload)), and the HTTP clients send on
+    /// other threads (see [`offload`](Self::offload)), and the HTTP clients send on
     /// tokio (the caller's runtime, else one of their own). Dropping it abandons the run.
     ///
     /// # Errors
