@@ -422,18 +422,29 @@ impl Layer for Timeout {
         }
         ToolFuture::new(async move {
             let mut sleep = std::pin::pin!(sleep_until(deadline));
+            let timed_out = || {
+                token.cancel();
+                Poll::Ready(Err(ToolError::TimedOut {
+                    tool: name.as_deref().unwrap_or(tool.name()).to_owned(),
+                    after,
+                }))
+            };
             std::future::poll_fn(|cx| {
                 // The deadline before the call: where two timeouts share one (a layer's own,
                 // and a deadline layer inside it that reads it from the context), the outer
                 // answers, saying its own time.
-                if sleep.as_mut().poll(cx).is_ready() {
-                    token.cancel();
-                    return Poll::Ready(Err(ToolError::TimedOut {
-                        tool: name.as_deref().unwrap_or(tool.name()).to_owned(),
-                        after,
-                    }));
+                if Instant::now() >= deadline {
+                    return timed_out();
                 }
-                Pin::new(&mut future).poll(cx)
+                if let Poll::Ready(answer) = Pin::new(&mut future).poll(cx) {
+                    return Poll::Ready(answer);
+                }
+                // Still running: only now is the timer asked to wake the call at its deadline
+                // (a call that answers on its first poll, most async tools, never asks).
+                if sleep.as_mut().poll(cx).is_ready() {
+                    return timed_out();
+                }
+                Poll::Pending
             })
             .await
         })
