@@ -214,3 +214,127 @@ fn a_streamed_forced_tool_call_is_schema_valid_and_runs() {
         )
         .expect("schema-valid arguments that run");
 }
+
+/// Multiplies two integers (an async tool, awaited in the run).
+#[toolsmith::tool]
+async fn multiply(
+    /// The first number.
+    a: i64,
+    /// The second number.
+    b: i64,
+) -> i64 {
+    a * b
+}
+
+/// A ReAct run awaited on a multi-threaded tokio runtime, over a sync and an async tool, the
+/// model streaming and made to call the async one (this server's grammar holds a named tool,
+/// not `required`): each call reported as it starts and as it is answered, every one run.
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn an_async_streaming_run_over_two_tools_runs_the_forced_async_one() {
+    use std::sync::Mutex;
+    use toolsmith_agent::Event;
+
+    let mut registry = tools();
+    registry.add(Arc::new(Multiply)).expect("a second tool");
+    let agent = ReAct::<QuestionAnswer>::new(Arc::new(model()), &registry)
+        .expect("an agent")
+        .tool_choice(ToolChoice::Tool("multiply".into()))
+        .max_steps(2)
+        .timeout(RUN_TIMEOUT);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let seen = Mutex::new(Vec::new());
+    let events = |event: Event| seen.lock().expect("not poisoned").push(event);
+    let question = Question {
+        question: "What is 6 times 7? Use the multiply tool.".into(),
+    };
+    let result =
+        runtime.block_on(agent.run_streaming(&question, toolsmith::Context::new(), &events));
+    let trajectory = match &result {
+        Ok(answer) => answer.trajectory.clone(),
+        Err(error) => error.trajectory().to_vec(),
+    };
+    let steps: Vec<Value> = trajectory.iter().map(|s| s.to_json()).collect();
+    show(
+        "async streaming run",
+        &json!({"steps": steps, "ok": result.is_ok()}),
+    );
+    assert!(
+        matches!(result, Err(AgentError::MaxSteps { .. })),
+        "forced to call `multiply`, it never finishes: {:?}",
+        result.map(|answer| answer.value)
+    );
+    let seen = seen.into_inner().expect("not poisoned");
+    let started = seen
+        .iter()
+        .filter(|event| matches!(event, Event::ToolCall { .. }))
+        .count();
+    let answered: Vec<&toolsmith_agent::Step> = seen
+        .iter()
+        .filter_map(|event| match event {
+            Event::ToolResult(step) => Some(step),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(started, 2, "{seen:?}");
+    assert_eq!(answered.len(), 2, "{seen:?}");
+    for (step, reported) in trajectory.iter().zip(&answered) {
+        assert_eq!(
+            (step.tool.as_str(), step.error),
+            ("multiply", None),
+            "{step:?}"
+        );
+        assert_eq!(step, *reported);
+    }
+}
+
+/// An approval round trip: the forced call waits, is rejected with a reason, and the next
+/// request the model answers carries that reason as the call's result.
+#[test]
+#[ignore = "needs a model server: cargo xtask e2e"]
+fn a_rejection_reason_reaches_the_model() {
+    use toolsmith_agent::{Decisions, Role};
+
+    let agent = ReAct::<QuestionAnswer>::new(Arc::new(model()), &tools())
+        .expect("an agent")
+        .tool_choice(ToolChoice::Tool("add".into()))
+        .needs_approval(|call| call.name == "add")
+        .max_steps(2)
+        .timeout(RUN_TIMEOUT);
+    let question = Question {
+        question: "What is 2 + 3?".into(),
+    };
+    let first = match agent.run_blocking(&question) {
+        Err(AgentError::Paused(paused)) => *paused,
+        other => panic!("the forced call waits for approval: {other:?}"),
+    };
+    assert_eq!(first.pending()[0].tool, "add");
+    let reason = "the user wants the sum worked out by hand";
+    let decisions = Decisions::new().reject(first.pending()[0].id.clone(), reason);
+    // Through JSON, as a decision made elsewhere would come back.
+    let first: toolsmith_agent::Paused =
+        serde_json::from_str(&serde_json::to_string(&first).expect("serializable"))
+            .expect("readable");
+    let second = match agent.resume_blocking(first, decisions) {
+        Err(AgentError::Paused(paused)) => *paused,
+        other => panic!("forced again, the model's next call waits again: {other:?}"),
+    };
+    show(
+        "approval round trip",
+        &json!({"messages": second.messages().len(), "lm_calls": second.lm_calls()}),
+    );
+    assert_eq!(second.lm_calls(), 2);
+    // The request that gave the second reply held the rejection, in the model's own words.
+    let told = second
+        .messages()
+        .iter()
+        .filter(|message| message.role == Role::Tool)
+        .filter_map(|message| message.content.as_deref())
+        .any(|content| content.contains(reason));
+    assert!(told, "{:?}", second.messages());
+    assert_eq!(second.trajectory()[0].error, Some("rejected"));
+}
