@@ -9,21 +9,32 @@
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use toolsmith_agent::{Anthropic, Gemini, LanguageModel, OpenAiCompatible};
+//! use toolsmith_agent::{
+//!     Anthropic, Gemini, LanguageModel, OpenAiCompatible, Question, QuestionAnswer, ReAct,
+//! };
 //!
-//! let openai: Arc<dyn LanguageModel> = Arc::new(
-//!     OpenAiCompatible::new(OpenAiCompatible::DEFAULT_BASE_URL, "gpt-4o-mini")?
-//!         .api_key_from_env("OPENAI_API_KEY")
-//!         .strict(true),
-//! );
-//! let claude: Arc<dyn LanguageModel> = Arc::new(
-//!     Anthropic::new(Anthropic::DEFAULT_BASE_URL, "claude-sonnet-4-5")?
-//!         .api_key_from_env("ANTHROPIC_API_KEY"),
-//! );
-//! let gemini: Arc<dyn LanguageModel> = Arc::new(
-//!     Gemini::new(Gemini::DEFAULT_BASE_URL, "gemini-2.5-flash")?.api_key_from_env("GEMINI_API_KEY"),
-//! );
-//! # Ok::<(), toolsmith_agent::BaseUrlError>(())
+//! async fn ask_each(tools: &toolsmith::Registry) -> Result<(), Box<dyn std::error::Error>> {
+//!     let openai: Arc<dyn LanguageModel> = Arc::new(
+//!         OpenAiCompatible::new(OpenAiCompatible::DEFAULT_BASE_URL, "gpt-4o-mini")?
+//!             .api_key_from_env("OPENAI_API_KEY")
+//!             .strict(true),
+//!     );
+//!     let claude: Arc<dyn LanguageModel> = Arc::new(
+//!         Anthropic::new(Anthropic::DEFAULT_BASE_URL, "claude-sonnet-4-5")?
+//!             .api_key_from_env("ANTHROPIC_API_KEY"),
+//!     );
+//!     let gemini: Arc<dyn LanguageModel> = Arc::new(
+//!         Gemini::new(Gemini::DEFAULT_BASE_URL, "gemini-2.5-flash")?
+//!             .api_key_from_env("GEMINI_API_KEY"),
+//!     );
+//!     let question = Question { question: "What is 6 x 7?".into() };
+//!     for lm in [openai, claude, gemini] {
+//!         // Each declares the tools in its own dialect and coerces the arguments under it.
+//!         let answer = ReAct::<QuestionAnswer>::new(lm, tools)?.run(&question).await?;
+//!         println!("{} ({:?})", answer.output.answer, answer.usage);
+//!     }
+//!     Ok(())
+//! }
 //! ```
 //!
 //! The answer comes back the way tool arguments do: through a `finish` tool whose parameters are
