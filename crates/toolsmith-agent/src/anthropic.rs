@@ -8,8 +8,9 @@ use serde_json::{Map, Value, json};
 use toolsmith::{Dialect, Policy, parse_arguments};
 
 use crate::http::{
-    BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge, check_base_url,
-    cut_short, json_body, kind, standard_message, transport_settings,
+    ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,
+    api_key_settings, check_base_url, cut_short, json_body, kind, standard_message,
+    transport_settings,
 };
 use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
@@ -52,7 +53,7 @@ const DEFAULT_MAX_TOKENS: u32 = 4096;
 pub struct Anthropic {
     base_url: String,
     model: String,
-    api_key: Option<String>,
+    api_key: Option<ApiKey>,
     strict: bool,
     max_tokens: u32,
     temperature: Option<f64>,
@@ -64,7 +65,7 @@ impl fmt::Debug for Anthropic {
         f.debug_struct("Anthropic")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.api_key)
             .field("strict", &self.strict)
             .field("max_tokens", &self.max_tokens)
             .field("transport", &self.transport)
@@ -117,17 +118,7 @@ impl Anthropic {
         check_base_url(base_url, "/v1/messages")
     }
 
-    /// Sends the key held by the environment variable `name`; none when it is unset or empty.
-    pub fn api_key_from_env(self, name: &str) -> Self {
-        let key = std::env::var(name).ok();
-        self.api_key(key)
-    }
-
-    /// Sends `key` (none when `None` or empty) in the `x-api-key` header.
-    pub fn api_key(mut self, key: Option<String>) -> Self {
-        self.api_key = key.filter(|key| !key.is_empty());
-        self
-    }
+    api_key_settings!("in the `x-api-key` header");
 
     transport_settings!();
 
@@ -288,13 +279,13 @@ impl Anthropic {
     fn post(&self, body: Value, request: &Request<'_>) -> Post {
         let mut headers = vec![("anthropic-version", API_VERSION.to_owned())];
         if let Some(key) = &self.api_key {
-            headers.push(("x-api-key", key.clone()));
+            headers.push(("x-api-key", key.expose().to_owned()));
         }
         Post {
             url: self.url(),
             headers,
             body: body.to_string(),
-            secret: self.api_key.clone(),
+            secret: self.api_key.as_ref().map(|key| key.expose().to_owned()),
             deadline: request.deadline,
         }
     }

@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use toolsmith::Dialect;
 
 use crate::http::{
-    BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge, check_base_url,
-    cut_short, json_body, kind, standard_message, transport_settings,
+    ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,
+    api_key_settings, check_base_url, cut_short, json_body, kind, standard_message,
+    transport_settings,
 };
 use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
@@ -46,7 +47,7 @@ use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 pub struct Gemini {
     base_url: String,
     model: String,
-    api_key: Option<String>,
+    api_key: Option<ApiKey>,
     temperature: Option<f64>,
     transport: Transport,
 }
@@ -56,7 +57,7 @@ impl fmt::Debug for Gemini {
         f.debug_struct("Gemini")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.api_key)
             .field("temperature", &self.temperature)
             .field("transport", &self.transport)
             .finish_non_exhaustive()
@@ -119,18 +120,7 @@ impl Gemini {
         check_base_url(base_url, "/v1beta/models/{model}:generateContent")
     }
 
-    /// Sends the key held by the environment variable `name` (`GEMINI_API_KEY`, say); none when
-    /// it is unset or empty.
-    pub fn api_key_from_env(self, name: &str) -> Self {
-        let key = std::env::var(name).ok();
-        self.api_key(key)
-    }
-
-    /// Sends `key` (none when `None` or empty) in the `x-goog-api-key` header.
-    pub fn api_key(mut self, key: Option<String>) -> Self {
-        self.api_key = key.filter(|key| !key.is_empty());
-        self
-    }
+    api_key_settings!("in the `x-goog-api-key` header");
 
     transport_settings!();
 
@@ -324,13 +314,13 @@ impl Gemini {
         let headers = self
             .api_key
             .iter()
-            .map(|key| ("x-goog-api-key", key.clone()))
+            .map(|key| ("x-goog-api-key", key.expose().to_owned()))
             .collect();
         Ok(Post {
             url,
             headers,
             body: self.request_body(request)?.to_string(),
-            secret: self.api_key.clone(),
+            secret: self.api_key.as_ref().map(|key| key.expose().to_owned()),
             deadline: request.deadline,
         })
     }

@@ -797,6 +797,50 @@ pub(crate) fn kind(value: &Value) -> &'static str {
     }
 }
 
+/// An API key. Its `Debug` output is `[redacted]`, so that no client's `Debug` output can
+/// carry it, whatever the client's own `Debug` does.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct ApiKey(String);
+
+impl ApiKey {
+    /// `key`, unless it is absent or empty (an unset variable, a blank one).
+    pub(crate) fn new(key: Option<String>) -> Option<ApiKey> {
+        key.filter(|key| !key.is_empty()).map(ApiKey)
+    }
+
+    /// The key itself, for the header that carries it.
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for ApiKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[redacted]")
+    }
+}
+
+/// The key-setting builder methods every HTTP client has, over its `api_key` field; `$how`
+/// says how the key is sent.
+macro_rules! api_key_settings {
+    ($how:literal) => {
+        /// Sends the key held by the environment variable `name`; none when it is unset or
+        /// empty.
+        pub fn api_key_from_env(self, name: &str) -> Self {
+            let key = std::env::var(name).ok();
+            self.api_key(key)
+        }
+
+        #[doc = concat!("Sends `key` (none when `None` or empty) ", $how, ".")]
+        pub fn api_key(mut self, key: Option<String>) -> Self {
+            self.api_key = crate::http::ApiKey::new(key);
+            self
+        }
+    };
+}
+
+pub(crate) use api_key_settings;
+
 /// The builder methods every HTTP client has, over its `transport` field.
 macro_rules! transport_settings {
     () => {

@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 use toolsmith::Dialect;
 
 use crate::http::{
-    BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, check_base_url, cut_short,
-    json_body, kind, standard_message, transport_settings,
+    ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, api_key_settings,
+    check_base_url, cut_short, json_body, kind, standard_message, transport_settings,
 };
 use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
@@ -36,7 +36,7 @@ use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 pub struct OpenAiCompatible {
     base_url: String,
     model: String,
-    api_key: Option<String>,
+    api_key: Option<ApiKey>,
     strict: bool,
     temperature: Option<f64>,
     transport: Transport,
@@ -47,7 +47,7 @@ impl fmt::Debug for OpenAiCompatible {
         f.debug_struct("OpenAiCompatible")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
+            .field("api_key", &self.api_key)
             .field("strict", &self.strict)
             .field("transport", &self.transport)
             .finish_non_exhaustive()
@@ -100,17 +100,7 @@ impl OpenAiCompatible {
         check_base_url(base_url, "/chat/completions")
     }
 
-    /// Sends the key held by the environment variable `name`; none when it is unset or empty.
-    pub fn api_key_from_env(self, name: &str) -> Self {
-        let key = std::env::var(name).ok();
-        self.api_key(key)
-    }
-
-    /// Sends `key` (none when `None` or empty) as a bearer token.
-    pub fn api_key(mut self, key: Option<String>) -> Self {
-        self.api_key = key.filter(|key| !key.is_empty());
-        self
-    }
+    api_key_settings!("as a bearer token");
 
     transport_settings!();
 
@@ -217,13 +207,13 @@ impl OpenAiCompatible {
         let headers = self
             .api_key
             .iter()
-            .map(|key| ("Authorization", format!("Bearer {key}")))
+            .map(|key| ("Authorization", format!("Bearer {}", key.expose())))
             .collect();
         Post {
             url: self.url(),
             headers,
             body: body.to_string(),
-            secret: self.api_key.clone(),
+            secret: self.api_key.as_ref().map(|key| key.expose().to_owned()),
             deadline: request.deadline,
         }
     }
