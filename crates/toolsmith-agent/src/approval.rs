@@ -188,8 +188,18 @@ impl Paused {
     /// edited by hand, or not a paused run's).
     pub(crate) fn into_parts(mut self) -> Result<Parts, String> {
         match self.messages.pop() {
+            Some(reply)
+                if reply
+                    .tool_calls
+                    .iter()
+                    .enumerate()
+                    .any(|(i, call)| reply.tool_calls[..i].iter().any(|c| c.id == call.id)) =>
+            {
+                Err("two of the paused reply's calls share an id".to_owned())
+            }
             Some(reply) if reply.role == Role::Assistant && !reply.tool_calls.is_empty() => {
                 Ok(Parts {
+                    pending: self.pending,
                     messages: self.messages,
                     reply,
                     lm_calls: self.lm_calls,
@@ -207,6 +217,8 @@ impl Paused {
 
 /// A paused run, taken apart to go on.
 pub(crate) struct Parts {
+    /// The calls the state showed for decision.
+    pub pending: Vec<PendingCall>,
     /// The conversation before the reply.
     pub messages: Vec<Message>,
     /// The reply whose calls wait.

@@ -311,11 +311,15 @@ impl Transport {
             return work.await;
         }
         match own_runtime() {
-            Ok(runtime) => runtime.spawn(work).await.unwrap_or_else(|error| {
-                Err(LmError::Malformed {
-                    reason: format!("the request's task ended early: {error}"),
+            Ok(runtime) => {
+                // Dropped with this future: the request is abandoned, not left to retry.
+                let mut task = AbortOnDrop(runtime.spawn(work));
+                (&mut task.0).await.unwrap_or_else(|error| {
+                    Err(LmError::Malformed {
+                        reason: format!("the request's task ended early: {error}"),
+                    })
                 })
-            }),
+            }
             Err(reason) => Err(LmError::Unreachable {
                 url: String::new(),
                 reason: format!("no runtime to send the request on: {reason}"),
@@ -502,9 +506,9 @@ enum Streamed {
 }
 
 /// A task's handle that ends the task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
-impl Drop for AbortOnDrop {
+impl<T> Drop for AbortOnDrop<T> {
     fn drop(&mut self) {
         self.0.abort();
     }

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsmith::{
-    Context, Offload, Policy, Registry, Repair, Timeout, Tool, ToolError, ToolOutput, ToolResult,
-    block_on, did_you_mean,
+    Arguments, Context, Offload, Policy, Registry, Repair, Timeout, Tool, ToolError, ToolOutput,
+    ToolResult, block_on, coerce_arguments, did_you_mean, parse_arguments,
 };
 
 use crate::approval::{Decision, Decisions, Paused, PendingCall};
@@ -337,7 +337,12 @@ impl<S: Signature> ReAct<S> {
             usage: parts.usage,
             trajectory: parts.trajectory,
         };
-        engine.run(progress, Some((parts.reply, decisions))).await
+        let resumed = Resumed {
+            reply: parts.reply,
+            decisions,
+            shown: parts.pending,
+        };
+        engine.run(progress, Some(resumed)).await
     }
 
     /// [`resume`](Self::resume), blocking this thread until the answer.
@@ -697,11 +702,15 @@ impl<S: Signature> Engine<'_, S> {
     async fn run(
         &self,
         mut progress: Progress,
-        mut resumed: Option<(Message, Decisions)>,
+        mut resumed: Option<Resumed>,
     ) -> Result<Answer<S::Output>, AgentError> {
         loop {
             let (reply, decisions) = match resumed.take() {
-                Some((reply, decisions)) => (reply, Some(decisions)),
+                Some(Resumed {
+                    reply,
+                    decisions,
+                    shown,
+                }) => (reply, Some((decisions, shown))),
                 None => (self.ask(&mut progress).await?, None),
             };
             if let Some(answer) = self.answer(&mut progress, reply, decisions).await? {
@@ -746,7 +755,9 @@ impl<S: Signature> Engine<'_, S> {
                 if let Some(used) = reply.usage {
                     *progress.usage.get_or_insert_default() += used;
                 }
-                Ok(reply.message)
+                let mut message = reply.message;
+                unique_ids(&mut message);
+                Ok(message)
             }
             // A request cut short by the deadline ends the run as the deadline does.
             Some(Err(error)) => Err(self
@@ -766,7 +777,7 @@ impl<S: Signature> Engine<'_, S> {
         &self,
         progress: &mut Progress,
         reply: Message,
-        decisions: Option<Decisions>,
+        decisions: Option<(Decisions, Vec<PendingCall>)>,
     ) -> Result<Option<Answer<S::Output>>, AgentError> {
         let policy = self.context.policy();
         if reply.tool_calls.is_empty() {
@@ -790,25 +801,40 @@ impl<S: Signature> Engine<'_, S> {
             progress.messages.push(Message::user(feedback));
             return Ok(None);
         }
-        let waiting: Vec<&ToolCall> = reply
+        // Each call as it would run: its arguments read and coerced, so that a predicate
+        // judges, and a person sees, what the tool would be given.
+        let waiting: Vec<PendingCall> = reply
             .tool_calls
             .iter()
+            .map(|call| self.as_run(call))
             .filter(|call| self.needs_approval(call))
+            .map(|call| PendingCall::from(&call))
             .collect();
         let rejections = match decisions {
             None if waiting.is_empty() => Vec::new(),
             None => {
-                let pending = waiting.into_iter().map(PendingCall::from).collect();
                 progress.messages.push(reply);
                 return Err(AgentError::Paused(Box::new(Paused::new(
-                    pending,
+                    waiting,
                     std::mem::take(&mut progress.messages),
                     progress.lm_calls,
                     progress.usage,
                     std::mem::take(&mut progress.trajectory),
                 ))));
             }
-            Some(decisions) => rejections(&waiting, &decisions)?,
+            Some((decisions, shown)) => {
+                // A decision was made on what the state showed: the calls that would run must
+                // be exactly those, or the state was changed since.
+                if shown != waiting {
+                    return Err(AgentError::Approval(
+                        "the calls waiting are not the ones the paused state shows for \
+                         decision (the state was changed, or the agent's tools or predicate \
+                         differ)"
+                            .to_owned(),
+                    ));
+                }
+                rejections(&waiting, &decisions)?
+            }
         };
         let observed = if rejections.is_empty() {
             calls::run(self.tools, &self.context, &reply.tool_calls).await
@@ -817,7 +843,7 @@ impl<S: Signature> Engine<'_, S> {
             let approved: Vec<ToolCall> = reply
                 .tool_calls
                 .iter()
-                .filter(|call| !rejections.iter().any(|(id, _)| *id == call.id))
+                .filter(|call| !rejections.iter().any(|(id, _)| id == &call.id))
                 .cloned()
                 .collect();
             let mut ran = calls::run(self.tools, &self.context, &approved)
@@ -827,7 +853,7 @@ impl<S: Signature> Engine<'_, S> {
                 .tool_calls
                 .iter()
                 .map(
-                    |call| match rejections.iter().find(|(id, _)| *id == call.id) {
+                    |call| match rejections.iter().find(|(id, _)| id == &call.id) {
                         Some((_, reason)) => Some(Err(ToolError::Failed {
                             tool: call.name.clone(),
                             message: format!("not run: a person rejected the call: {reason}"),
@@ -843,6 +869,19 @@ impl<S: Signature> Engine<'_, S> {
             let mut record = match observed {
                 Some(result) => step_of(call, result),
                 None => match self.compiled.read(&call.arguments, policy) {
+                    // An answer written beside a call a person rejected was written before
+                    // the model read the rejection: it is not taken.
+                    Verdict::Accepted { .. } if !rejections.is_empty() => Step {
+                        tool: call.name.clone(),
+                        call_id: call.id.clone(),
+                        arguments: call.arguments.clone(),
+                        observation: "The answer was not taken: a call of the same reply was \
+                                      rejected. Read its result and answer again."
+                            .to_owned(),
+                        repairs: Vec::new(),
+                        error: Some("not_taken"),
+                        dropped: Vec::new(),
+                    },
                     Verdict::Accepted {
                         output,
                         value,
@@ -862,7 +901,7 @@ impl<S: Signature> Engine<'_, S> {
                     },
                 },
             };
-            if rejections.iter().any(|(id, _)| *id == call.id) {
+            if rejections.iter().any(|(id, _)| id == &call.id) {
                 record.error = Some("rejected");
             }
             results.push(Message::tool_result(&call.id, &record.observation));
@@ -885,8 +924,33 @@ impl<S: Signature> Engine<'_, S> {
         }
     }
 
-    /// Whether `call` waits for a person: its tool says so, or the agent's predicate does.
-    /// `finish` never does (it is the answer, not an action).
+    /// `call` with its arguments as the tool would get them: read and coerced under the run's
+    /// policy; as far as they could be read, where they are invalid (the call then fails when
+    /// run, and a person may still be asked about it).
+    fn as_run(&self, call: &ToolCall) -> ToolCall {
+        let policy = self.context.policy();
+        let coerced = self.tools.entry(&call.name).and_then(|entry| {
+            coerce_arguments(
+                entry.tool().parameters(),
+                Arguments::Json(&call.arguments),
+                policy,
+            )
+            .ok()
+        });
+        let arguments = match (coerced, &call.arguments) {
+            (Some(coerced), _) => coerced.value,
+            (None, Value::String(text)) => parse_arguments(text, policy)
+                .map_or_else(|_| call.arguments.clone(), |read| Value::Object(read.value)),
+            (None, other) => other.clone(),
+        };
+        ToolCall {
+            arguments,
+            ..call.clone()
+        }
+    }
+
+    /// Whether `call` (as it would run) waits for a person: its tool says so, or the agent's
+    /// predicate does. `finish` never does (it is the answer, not an action).
     fn needs_approval(&self, call: &ToolCall) -> bool {
         if call.name == FINISH {
             return false;
@@ -948,15 +1012,51 @@ impl Progress {
     }
 }
 
+/// Gives each call of `reply` an id of its own: a repeated or empty id gets a suffix (`_2`,
+/// `_3`, ...) no other call has, so that each result, and each person's decision, names one
+/// call. (Ids come from the model or its server; some repeat them, and a made-up `call_1` can
+/// meet a real one.)
+fn unique_ids(reply: &mut Message) {
+    let given: std::collections::HashSet<String> = reply
+        .tool_calls
+        .iter()
+        .map(|call| call.id.clone())
+        .collect();
+    let mut taken = std::collections::HashSet::new();
+    for call in &mut reply.tool_calls {
+        if call.id.is_empty() {
+            call.id = "call".to_owned();
+        }
+        if taken.insert(call.id.clone()) {
+            continue;
+        }
+        let base = call.id.clone();
+        let mut n = 2;
+        while taken.contains(&format!("{base}_{n}")) || given.contains(&format!("{base}_{n}")) {
+            n += 1;
+        }
+        call.id = format!("{base}_{n}");
+        taken.insert(call.id.clone());
+    }
+}
+
+/// A paused reply going on: the reply, the decisions on its calls, and the calls the paused
+/// state showed for decision.
+struct Resumed {
+    reply: Message,
+    decisions: Decisions,
+    shown: Vec<PendingCall>,
+}
+
 /// The rejected calls among `waiting` and why, once every one of them is decided.
 ///
 /// # Errors
 /// [`AgentError::Approval`] naming a waiting call without a decision, or a decision for a
 /// call that is not waiting (a stale or mistyped id).
-fn rejections<'c>(
-    waiting: &[&'c ToolCall],
+fn rejections(
+    waiting: &[PendingCall],
     decisions: &Decisions,
-) -> Result<Vec<(&'c str, String)>, AgentError> {
+) -> Result<Vec<(String, String)>, AgentError> {
     if let Some(unknown) = decisions
         .ids()
         .find(|id| !waiting.iter().any(|call| call.id == *id))
@@ -971,11 +1071,11 @@ fn rejections<'c>(
             None => {
                 return Err(AgentError::Approval(format!(
                     "the call `{}` of `{}` has no decision",
-                    call.id, call.name
+                    call.id, call.tool
                 )));
             }
             Some(Decision::Approve) => {}
-            Some(Decision::Reject { reason }) => rejected.push((call.id.as_str(), reason.clone())),
+            Some(Decision::Reject { reason }) => rejected.push((call.id.clone(), reason.clone())),
         }
     }
     Ok(rejected)

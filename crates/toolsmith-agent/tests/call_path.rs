@@ -561,3 +561,45 @@ fn a_sync_tool_may_run_an_agent_of_its_own_in_its_calls_context() {
     let inner_deadline = inner_lm.requests()[0].deadline.expect("a deadline");
     assert!(inner_deadline <= Instant::now() + Duration::from_secs(30));
 }
+
+/// How many times `effect` ran.
+static EFFECTS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Sleeps a while (a sync tool holding its thread).
+#[toolsmith::tool]
+fn nap() -> String {
+    std::thread::sleep(Duration::from_millis(400));
+    "rested".to_owned()
+}
+
+/// Has an effect (a sync tool that must not run for a run nobody waits for).
+#[toolsmith::tool]
+fn effect() -> String {
+    EFFECTS.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "done".to_owned()
+}
+
+/// A run dropped while a blocking call waits for a thread: the waiting call never starts.
+#[test]
+fn a_dropped_run_cancels_the_blocking_calls_it_leaves() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls([("nap", json!({})), ("effect", json!({}))])
+            .then_call("finish", json!({"answer": "x"})),
+    );
+    let agent = ReAct::<QuestionAnswer>::new(lm, &registry(vec![Arc::new(Nap), Arc::new(Effect)]))
+        .expect("agent")
+        .offload(Arc::new(toolsmith::ToolPool::new(1)));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let before = EFFECTS.load(std::sync::atomic::Ordering::SeqCst);
+    let given_up = runtime.block_on(async {
+        tokio::time::timeout(Duration::from_millis(100), agent.run(&question())).await
+    });
+    assert!(given_up.is_err(), "the run was given up on");
+    // Long enough for the nap to end and its thread to take the next job, were it there.
+    std::thread::sleep(Duration::from_millis(700));
+    assert_eq!(EFFECTS.load(std::sync::atomic::Ordering::SeqCst), before);
+}

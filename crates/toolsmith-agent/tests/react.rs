@@ -803,3 +803,106 @@ fn a_streaming_run_reports_the_calls_their_results_and_the_answer_in_order() {
     );
     assert_eq!(seen[3], Event::Answer(json!({"answer": "42"})));
 }
+
+#[test]
+fn a_predicate_judges_the_arguments_as_the_tool_would_get_them() {
+    // Argument text, as most servers send it, with a number in a string: coerced first.
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("add", json!("{\"a\": \"5000\", \"b\": 2}"))
+            .then_call("finish", json!({"answer": "x"})),
+    );
+    let agent = agent(&lm).needs_approval(|call| {
+        call.arguments
+            .get("a")
+            .and_then(serde_json::Value::as_i64)
+            .is_some_and(|a| a >= 1000)
+    });
+    let paused = paused(agent.run_blocking(&question("?")).unwrap_err());
+    assert_eq!(paused.pending()[0].arguments, json!({"a": 5000, "b": 2}));
+}
+
+#[test]
+fn calls_that_share_an_id_are_decided_one_by_one() {
+    let twice = Message::tool_calls(vec![
+        toolsmith_agent::ToolCall::new("x", "refund", json!({"order": "D4", "cents": 1})),
+        toolsmith_agent::ToolCall::new("x", "refund", json!({"order": "D4", "cents": 100000})),
+    ]);
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_reply(twice)
+            .then_call("finish", json!({"answer": "one refunded"})),
+    );
+    let agent = refund_agent(&lm);
+    let before = REFUNDS_PAID.load(Ordering::SeqCst);
+    let paused = paused(agent.run_blocking(&question("?")).unwrap_err());
+    let ids: Vec<&str> = paused
+        .pending()
+        .iter()
+        .map(|call| call.id.as_str())
+        .collect();
+    assert_eq!(ids, ["x", "x_2"]);
+    let missing = agent
+        .resume_blocking(paused.clone(), Decisions::new().approve("x"))
+        .unwrap_err();
+    assert!(missing.to_string().contains("`x_2`"), "{missing}");
+    let answer = agent
+        .resume_blocking(
+            paused,
+            Decisions::new().approve("x").reject("x_2", "too much"),
+        )
+        .expect("an answer");
+    assert_eq!(REFUNDS_PAID.load(Ordering::SeqCst), before + 1);
+    let results: Vec<(&str, Option<&str>)> = answer
+        .trajectory
+        .iter()
+        .map(|step| (step.call_id.as_str(), step.error))
+        .collect();
+    assert_eq!(results, [("x", None), ("x_2", Some("rejected"))]);
+}
+
+#[test]
+fn a_paused_state_changed_after_it_was_shown_is_refused() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("refund", json!({"order": "E5", "cents": 100}))
+            .then_call("finish", json!({"answer": "x"})),
+    );
+    let agent = refund_agent(&lm);
+    let before = REFUNDS_PAID.load(Ordering::SeqCst);
+    let paused = paused(agent.run_blocking(&question("?")).unwrap_err());
+    let id = paused.pending()[0].id.clone();
+    let mut state = serde_json::to_value(&paused).expect("serializable");
+    let last = state["messages"]
+        .as_array_mut()
+        .and_then(|messages| messages.last_mut())
+        .expect("the reply");
+    last["tool_calls"][0]["arguments"] = json!({"order": "E5", "cents": 999_999});
+    let edited: toolsmith_agent::Paused = serde_json::from_value(state).expect("readable");
+    let error = agent
+        .resume_blocking(edited, Decisions::new().approve(id))
+        .unwrap_err();
+    assert!(matches!(error, AgentError::Approval(_)), "{error}");
+    assert_eq!(REFUNDS_PAID.load(Ordering::SeqCst), before);
+}
+
+#[test]
+fn an_answer_beside_a_rejected_call_is_not_taken() {
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_calls([
+                ("refund", json!({"order": "F6", "cents": 5})),
+                ("finish", json!({"answer": "Refunded."})),
+            ])
+            .then_call("finish", json!({"answer": "Not refunded."})),
+    );
+    let agent = refund_agent(&lm);
+    let paused = paused(agent.run_blocking(&question("?")).unwrap_err());
+    let answer = agent
+        .resume_blocking(paused, Decisions::new().reject("call_1", "no"))
+        .expect("an answer");
+    assert_eq!(answer.output.answer, "Not refunded.");
+    assert_eq!(answer.lm_calls, 2);
+    let errors: Vec<Option<&str>> = answer.trajectory.iter().map(|step| step.error).collect();
+    assert_eq!(errors, [Some("rejected"), Some("not_taken")]);
+}

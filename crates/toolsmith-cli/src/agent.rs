@@ -189,19 +189,20 @@ impl<'o> Shown<'o> {
         // What cannot be shown (a closed terminal) is left out; the run goes on.
         match event {
             Event::Text(text) => {
-                let _ = self.stdout.write_all(text.as_bytes());
+                let _ = self.stdout.write_all(printable(&text, true).as_bytes());
                 let _ = self.stdout.flush();
                 self.text.push_str(&text);
             }
             Event::ToolCall { name, .. } => {
                 self.end_line();
-                let _ = writeln!(stderr, "toolsmith: calling `{name}`");
+                let _ = writeln!(stderr, "toolsmith: calling `{}`", printable(&name, false));
             }
             Event::ToolResult(step) => {
-                let said = abridge(&step.observation, 200);
+                let said = printable(&abridge(&step.observation, 200), false);
+                let tool = printable(&step.tool, false);
                 let _ = match step.error {
-                    None => writeln!(stderr, "toolsmith: `{}` answered: {said}", step.tool),
-                    Some(code) => writeln!(stderr, "toolsmith: `{}` {code}: {said}", step.tool),
+                    None => writeln!(stderr, "toolsmith: `{tool}` answered: {said}"),
+                    Some(code) => writeln!(stderr, "toolsmith: `{tool}` {code}: {said}"),
                 };
             }
             // The answer is printed when the run ends; an event of a kind to come is not shown.
@@ -228,6 +229,21 @@ impl<'o> Shown<'o> {
     }
 }
 
+/// `text` safe to show on a terminal: control characters (which could move the cursor, rewrite
+/// the line a person is about to answer, or change the terminal's state) written as escapes;
+/// line breaks and tabs kept where `lines` says.
+fn printable(text: &str, lines: bool) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() && !(lines && (c == '\n' || c == '\t')) {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// `text` cut after `limit` characters, on one line.
 fn abridge(text: &str, limit: usize) -> String {
     let line = text.replace('\n', " ");
@@ -247,8 +263,8 @@ fn ask(paused: &Paused, answers: &mut dyn BufRead, stderr: &mut dyn Write) -> De
         let _ = writeln!(
             stderr,
             "toolsmith: the model wants to call `{}` with {}",
-            call.tool,
-            arguments_text(&call.arguments)
+            printable(&call.tool, false),
+            printable(&arguments_text(&call.arguments), false)
         );
         let decision = loop {
             let _ = write!(stderr, "Run it? [y]es / [n]o / or type why not: ");
@@ -283,12 +299,10 @@ fn ask(paused: &Paused, answers: &mut dyn BufRead, stderr: &mut dyn Write) -> De
     decisions
 }
 
-/// A call's arguments as one line: argument text as the model sent it, else JSON.
+/// A call's arguments as one line of JSON, as the tool would get them (argument text that
+/// could not be read is shown as a JSON string).
 fn arguments_text(arguments: &Value) -> String {
-    match arguments {
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
-    }
+    arguments.to_string()
 }
 
 /// A variable's value, when it is set and not empty.

@@ -513,7 +513,7 @@ fn with_approve_each_call_is_asked_about_and_a_refusal_reason_reaches_the_model(
     assert_eq!(out.stdout, "5\n");
     assert!(
         out.stderr
-            .contains(r#"the model wants to call `add` with {"a": 2, "b": 3}"#),
+            .contains(r#"the model wants to call `add` with {"a":2,"b":3}"#),
         "{}",
         out.stderr
     );
@@ -658,4 +658,22 @@ fn stream_shows_the_text_as_it_comes_and_the_calls_on_stderr() {
     let out = agent(&["--base-url", server.base_url(), "--stream", "2 + 3?"]);
     assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
     assert_eq!(out.stdout, "five\n");
+}
+
+/// What a model sends is shown, never obeyed, by the terminal: control characters in a tool's
+/// name, its arguments or its answer are written as escapes, so a reply cannot rewrite the line
+/// a person reads before approving.
+#[test]
+fn control_characters_from_the_model_are_escaped_on_the_terminal() {
+    let server = FakeServer::start(vec![
+        Reply::calls(&[("c1", "add", "{\"a\": 2,\r\u{1b}[2K \"b\": 3}")]),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "5"}"#)]),
+    ]);
+    let out = agent_answering(
+        &["--base-url", server.base_url(), "--approve", "2 + 3?"],
+        "y\n",
+    );
+    assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+    assert!(!out.stderr.contains('\u{1b}'), "{:?}", out.stderr);
+    assert!(!out.stderr.contains('\r'), "{:?}", out.stderr);
 }

@@ -21,7 +21,7 @@ use serde_json::Value;
 use toolsmith_types::Arguments;
 
 use crate::future::{ToolResult, lock, oneshot, panic_message, park_on, sleep_until};
-use crate::{Context, Tool, ToolError, ToolFuture};
+use crate::{CancellationToken, Context, Tool, ToolError, ToolFuture};
 
 /// One call on its way to its tool.
 pub struct Call<'a> {
@@ -420,7 +420,11 @@ impl Layer for Timeout {
         if future.is_ready() {
             return future;
         }
+        // A caller that stops waiting (drops the call) cancels it too: a blocking call still
+        // queued then never starts, and a running one sees `is_cancelled`.
+        let abandoned = CancelOnDrop(Some(token.clone()));
         ToolFuture::new(async move {
+            let mut abandoned = abandoned;
             let mut sleep = std::pin::pin!(sleep_until(deadline));
             let timed_out = || {
                 token.cancel();
@@ -429,7 +433,7 @@ impl Layer for Timeout {
                     after,
                 }))
             };
-            std::future::poll_fn(|cx| {
+            let answer = std::future::poll_fn(|cx| {
                 // The deadline before the call: where two timeouts share one (a layer's own,
                 // and a deadline layer inside it that reads it from the context), the outer
                 // answers, saying its own time.
@@ -446,8 +450,28 @@ impl Layer for Timeout {
                 }
                 Poll::Pending
             })
-            .await
+            .await;
+            abandoned.disarm();
+            answer
         })
+    }
+}
+
+/// Cancels its token when dropped, unless disarmed (its call answered).
+struct CancelOnDrop(Option<CancellationToken>);
+
+impl CancelOnDrop {
+    /// The call answered: nothing to cancel.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(token) = self.0.take() {
+            token.cancel();
+        }
     }
 }
 
