@@ -9,8 +9,8 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use toolsmith::{
-    Arguments, Context, Offload, RegisteredTool, Registry, ToolError, ToolFuture, ToolPool,
-    ToolResult, did_you_mean,
+    Arguments, Context, Offload, RegisteredTool, Registry, ThreadPerCall, ToolError, ToolFuture,
+    ToolPool, ToolResult, did_you_mean,
 };
 
 use crate::message::ToolCall;
@@ -30,10 +30,30 @@ const POOL_THREADS: usize = 8 * PARALLEL_CALLS;
 /// cost more than the rest of a step. Its workers park as soon as they run dry: an agent's next
 /// call comes after the model's reply, far later than any spin would last (and within a reply's
 /// calls, spinning workers took the CPUs the calls needed: `cargo xtask bench agent`).
+///
+/// With every pool thread running a call, a call gets a thread of its own ([`SpillOver`]): a
+/// sync tool may block far past its run's deadline (a read without a timeout), and calls whose
+/// runs gave up on them must not keep every agent of the process waiting.
 pub(crate) fn default_offload() -> Arc<dyn Offload> {
-    static POOL: LazyLock<Arc<dyn Offload>> =
-        LazyLock::new(|| Arc::new(ToolPool::new(POOL_THREADS).with_thread_name("toolsmith-agent")));
+    static POOL: LazyLock<Arc<dyn Offload>> = LazyLock::new(|| {
+        Arc::new(SpillOver(
+            ToolPool::new(POOL_THREADS).with_thread_name("toolsmith-agent"),
+        ))
+    });
     Arc::clone(&POOL)
+}
+
+/// A pool that, saturated, runs a job on a thread of its own instead of queueing it.
+struct SpillOver(ToolPool);
+
+impl Offload for SpillOver {
+    fn spawn(&self, job: Box<dyn FnOnce() + Send + 'static>) -> Result<(), String> {
+        if self.0.is_saturated() {
+            ThreadPerCall.spawn(job)
+        } else {
+            self.0.spawn(job)
+        }
+    }
 }
 
 /// Where one call of a reply is.

@@ -252,7 +252,7 @@ impl<S: Signature> ReAct<S> {
 
     /// Where blocking tools ([`Tool::is_blocking`]: sync functions) run: unless set, a
     /// [`ToolPool`](toolsmith::ToolPool) the process's agents share (at most 64 threads, idle
-    /// ones ending; [`ThreadPerCall`](toolsmith::ThreadPerCall) starts a thread per call
+    /// ones ending; a call that finds them all busy gets a thread of its own; [`ThreadPerCall`](toolsmith::ThreadPerCall) starts a thread per call
     /// instead). Never the thread that polls the calls, so that a sync
     /// tool delays no other call of its reply, and a deadline holds over it: past it, the run
     /// goes on without waiting for the thread (the tool sees

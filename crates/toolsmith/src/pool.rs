@@ -155,6 +155,14 @@ impl ToolPool {
         self.inner.lock().threads
     }
 
+    /// Whether a job queued now would wait for another to end: every thread the pool may
+    /// start is running a job. A caller whose jobs may block for long (or forever) can run
+    /// a job elsewhere then, rather than queue it behind them.
+    pub fn is_saturated(&self) -> bool {
+        let state = self.inner.lock();
+        state.threads >= self.inner.max_threads && state.parked + state.looking == 0
+    }
+
     /// Queues `job` and makes sure a worker is on its way to it, or, with every thread running a
     /// job, that one will take it when its job ends.
     ///
@@ -343,6 +351,33 @@ mod tests {
             ToolPool::new(max_threads),
             ToolPool::new(max_threads).with_spin(Duration::from_micros(100)),
         ]
+    }
+
+    #[test]
+    fn a_pool_is_saturated_only_while_every_thread_it_may_start_runs_a_job() {
+        let pool = ToolPool::new(2);
+        assert!(!pool.is_saturated(), "no thread started yet");
+        let (release, held) = mpsc::channel::<()>();
+        let held = Arc::new(Mutex::new(held));
+        let (started, running) = mpsc::channel();
+        for _ in 0..2 {
+            let (held, started) = (Arc::clone(&held), started.clone());
+            pool.execute(move || {
+                started.send(()).unwrap();
+                let _ = held.lock().unwrap().recv_timeout(NEVER);
+            })
+            .unwrap();
+        }
+        running.recv_timeout(NEVER).unwrap();
+        running.recv_timeout(NEVER).unwrap();
+        assert!(pool.is_saturated());
+        release.send(()).unwrap();
+        release.send(()).unwrap();
+        let deadline = Instant::now() + NEVER;
+        while pool.is_saturated() {
+            assert!(Instant::now() < deadline, "the threads never came free");
+            std::thread::sleep(Duration::from_millis(5));
+        }
     }
 
     #[test]
