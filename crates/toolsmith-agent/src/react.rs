@@ -802,14 +802,27 @@ impl<S: Signature> Engine<'_, S> {
             return Ok(None);
         }
         // Each call as it would run: its arguments read and coerced, so that a predicate
-        // judges, and a person sees, what the tool would be given.
-        let waiting: Vec<PendingCall> = reply
-            .tool_calls
-            .iter()
-            .map(|call| self.as_run(call))
-            .filter(|call| self.needs_approval(call))
-            .map(|call| PendingCall::from(&call))
-            .collect();
+        // judges, and a person sees, what the tool would be given. (Only where some call may
+        // wait: coercing twice is not free.)
+        let may_wait = self.approval.is_some()
+            || reply.tool_calls.iter().any(|call| {
+                call.name != FINISH
+                    && self
+                        .tools
+                        .entry(&call.name)
+                        .is_some_and(|entry| entry.tool().needs_approval())
+            });
+        let waiting: Vec<PendingCall> = if may_wait {
+            reply
+                .tool_calls
+                .iter()
+                .map(|call| self.as_run(call))
+                .filter(|call| self.needs_approval(call))
+                .map(|call| PendingCall::from(&call))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let rejections = match decisions {
             None if waiting.is_empty() => Vec::new(),
             None => {
