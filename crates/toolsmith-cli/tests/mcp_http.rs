@@ -629,6 +629,16 @@ fn a_limit_of_zero_is_a_usage_error_naming_the_flag() {
 }
 
 #[test]
+fn a_timeout_past_a_year_is_a_usage_error_naming_the_flag() {
+    let (code, stderr) = run_bounded(toolsmith(&["--call-timeout", "1e12"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`--call-timeout` must be at most a year"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn an_allowed_host_or_origin_that_does_not_read_is_a_usage_error_naming_the_flag() {
     let cases = [
         ("--allow-host", "not a host"),

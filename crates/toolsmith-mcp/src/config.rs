@@ -53,6 +53,10 @@ impl McpConfig {
     pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 64;
     /// How long a call may run: [`DEFAULT_CALL_TIMEOUT`](Self::DEFAULT_CALL_TIMEOUT).
     pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+    /// The longest any timeout may be set to: a year. A longer one (meant as "never") would
+    /// put deadlines past what the clock can count; [`McpServer::new`](crate::McpServer::new)
+    /// refuses it.
+    pub const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 60 * 60);
     /// HTTP connections open at once: [`DEFAULT_MAX_CONNECTIONS`](Self::DEFAULT_MAX_CONNECTIONS),
     /// half of the common limit of 1024 open files, so that the server's own files and a tool's
     /// always find room.
@@ -204,8 +208,8 @@ impl McpConfig {
     /// How many tool calls may wait for one of the running calls to end, beyond
     /// [`max_concurrent_calls`](Self::max_concurrent_calls); they run in the order they came.
     /// Over stdio, with the queue full, the server reads no further message until a call ends
-    /// (the client's burst waits in the pipe; should none end within the call timeout, the
-    /// call is answered as busy and reading goes on); over HTTP, a call past the queue is
+    /// (the client's burst waits in the pipe; should none end within twice the call timeout,
+    /// the call is answered as busy and reading goes on); over HTTP, a call past the queue is
     /// answered at once with an `isError` result saying the
     /// server is busy. Time in the queue counts toward the [call timeout](Self::with_call_timeout):
     /// a call has one deadline, from when the server takes it. Default 1024; 0 is refused when
@@ -314,6 +318,20 @@ impl McpConfig {
         for (setting, timeout) in timeouts {
             if timeout.is_zero() {
                 return Err(invalid(setting, "must be longer than zero".to_owned()));
+            }
+        }
+        let bounded = timeouts
+            .into_iter()
+            .chain([("shutdown_timeout", self.shutdown_timeout)]);
+        for (setting, timeout) in bounded {
+            if timeout > Self::MAX_TIMEOUT {
+                return Err(invalid(
+                    setting,
+                    format!(
+                        "must be at most a year ({} seconds)",
+                        Self::MAX_TIMEOUT.as_secs()
+                    ),
+                ));
             }
         }
         for host in &self.allowed_hosts {

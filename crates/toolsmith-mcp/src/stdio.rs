@@ -18,8 +18,8 @@
 //! text (see [`intake`](crate::intake)), and gives each call a place among those the server has
 //! taken before handing it over: with every place taken (the concurrency limit running and the
 //! queue full), it reads nothing more until one frees, so a client's burst waits its turn in
-//! the pipe instead of being refused. (Should none free within the call timeout, the call is
-//! answered as busy and reading goes on.)
+//! the pipe instead of being refused. (Should none free within twice the call timeout, the
+//! call is answered as busy and reading goes on.)
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -71,8 +71,12 @@ pub struct LineTransport<R, W> {
 /// The places for an [`McpServer`]'s calls, and how long a call read waits for one.
 struct Places {
     semaphore: Arc<Semaphore>,
-    /// The call timeout: with no place free for that long (the running tools never return),
-    /// the call is handed over without one, to be answered as busy, and reading goes on.
+    /// Twice the call timeout: with no place free for that long, the call is handed over
+    /// without one, to be answered as busy, and reading goes on. Every call holding a place
+    /// answers (and frees it) by its deadline, one call timeout after it took the place, so a
+    /// place frees within one call timeout of the wait's start; the second is slack, so that a
+    /// place freed at a holder's very deadline is never lost to the wait's own timer firing in
+    /// the same tick.
     wait: Duration,
 }
 
@@ -241,7 +245,7 @@ impl McpServer {
         let mut transport = LineTransport::new(read, write, self.config().max_request_bytes());
         transport.places = Some(Places {
             semaphore: self.places(),
-            wait: self.config().call_timeout(),
+            wait: self.config().call_timeout().saturating_mul(2),
         });
         transport
     }

@@ -747,6 +747,45 @@ fn a_limit_of_zero_is_refused_naming_the_setting() {
 }
 
 #[test]
+fn a_timeout_past_a_year_is_refused_naming_the_setting() {
+    let forever = Duration::MAX;
+    let configs = [
+        (
+            "call_timeout",
+            McpConfig::default().with_call_timeout(forever),
+        ),
+        (
+            "header_read_timeout",
+            McpConfig::default().with_header_read_timeout(forever),
+        ),
+        (
+            "body_read_timeout",
+            McpConfig::default().with_body_read_timeout(forever),
+        ),
+        (
+            "idle_timeout",
+            McpConfig::default().with_idle_timeout(forever),
+        ),
+        (
+            "shutdown_timeout",
+            McpConfig::default().with_shutdown_timeout(forever),
+        ),
+    ];
+    for (setting, config) in configs {
+        let Err(error) = McpServer::new(common::registry().0, config) else {
+            panic!("{setting} of Duration::MAX was taken");
+        };
+        assert!(
+            matches!(&error, ServeError::InvalidConfig { setting: s, .. } if *s == setting),
+            "{error}"
+        );
+        assert!(error.to_string().contains("at most a year"), "{error}");
+    }
+    let a_year = McpConfig::default().with_call_timeout(McpConfig::MAX_TIMEOUT);
+    assert!(McpServer::new(common::registry().0, a_year).is_ok());
+}
+
+#[test]
 fn an_allowed_host_or_origin_that_does_not_read_is_refused() {
     let hosts = McpConfig::default().with_allowed_hosts(["not a host"]);
     let error = McpServer::new(common::registry().0, hosts).err().unwrap();
