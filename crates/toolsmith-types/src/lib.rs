@@ -40,6 +40,7 @@ mod describe;
 mod diagnostics;
 mod dialect;
 mod emit;
+mod form;
 mod import;
 mod lint;
 mod pattern;
@@ -58,6 +59,7 @@ pub use diagnostics::{
 };
 pub use dialect::{Dialect, ReceiverLimits, UnknownDialect};
 pub use emit::{EmitError, emit, parameters_schema};
+pub use form::elicitation_schema;
 pub use import::{
     ImportCode, ImportError, ImportErrors, ImportMode, ImportOptions, ImportWarning, Imported,
     import, import_with,

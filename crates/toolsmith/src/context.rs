@@ -1,6 +1,6 @@
 //! [`Context`]: what a caller hands each call beside its arguments (the policy the arguments
 //! are read under, the call's id, cancellation, a deadline, where progress and log messages
-//! go, and typed request data), and [`CancellationToken`].
+//! go, whom to ask, and typed request data), and [`CancellationToken`].
 
 use std::any::{Any, TypeId};
 use std::fmt;
@@ -15,6 +15,7 @@ use serde_json::Value;
 use toolsmith_types::Policy;
 
 use crate::ToolError;
+use crate::ask::Asker;
 use crate::future::lock;
 
 /// What a caller hands a call beside its arguments.
@@ -66,6 +67,7 @@ struct Scope {
     cancellation: Option<CancellationToken>,
     deadline: Option<Instant>,
     reporter: Option<Arc<dyn Reporter>>,
+    asker: Option<Arc<dyn Asker>>,
     data: Option<Arc<Data>>,
 }
 
@@ -155,6 +157,24 @@ impl Context {
     pub fn with_reporter(mut self, reporter: Arc<dyn Reporter>) -> Self {
         self.scope_mut().reporter = Some(reporter);
         self
+    }
+
+    /// This context, asking `asker` what the tool asks a person ([`Context::elicit`]) or a
+    /// model ([`Context::sample`]).
+    #[must_use]
+    pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.scope_mut().asker = Some(asker);
+        self
+    }
+
+    /// The asker the caller gave, where it gave one.
+    pub(crate) fn asker_ref(&self) -> Option<&dyn Asker> {
+        self.scope.as_ref()?.asker.as_deref()
+    }
+
+    /// Whether the caller gave the call someone to ask ([`Context::with_asker`]).
+    pub fn can_ask(&self) -> bool {
+        self.asker_ref().is_some()
     }
 
     /// This context holding `value` as request data, found by its type with
@@ -325,6 +345,7 @@ impl fmt::Debug for Context {
             .field("cancelled", &self.is_cancelled())
             .field("deadline", &self.deadline())
             .field("reporter", &self.reporter().is_some())
+            .field("asker", &self.can_ask())
             .field(
                 "data",
                 &self

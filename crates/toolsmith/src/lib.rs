@@ -37,6 +37,7 @@
 //! This crate must never do HTTP, spawn processes, or pull in an async runtime: it is the
 //! contract between tools and whoever calls them, and tools that need those bring them.
 
+mod ask;
 mod content;
 mod context;
 mod envelope;
@@ -54,6 +55,10 @@ pub mod testing;
 #[path = "private.rs"]
 pub mod __private;
 
+pub use ask::{
+    AskError, AskFuture, Asker, Asking, Elicitation, Elicited, Role, Sampled, Sampling,
+    SamplingMessage,
+};
 pub use content::{Content, Media, Resource, ResourceContents, ResourceLink};
 pub use context::{CancellationToken, Cancelled, Context, LogLevel, Progress, Reporter};
 pub use envelope::{EnvelopeError, envelope, lint_tools};

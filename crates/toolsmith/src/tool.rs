@@ -9,7 +9,7 @@ use toolsmith_types::{Arguments, CoerceErrors, Limits, Repair, TypeGraph};
 
 use crate::content::{Content, joined_text};
 use crate::future::block_on_call;
-use crate::{Context, ToolFuture};
+use crate::{Asking, Context, ToolFuture};
 
 /// A tool a model can call: a name, a description, typed parameters, and a call.
 ///
@@ -315,11 +315,32 @@ pub enum ToolError {
         /// Why, in words.
         reason: String,
     },
+    /// The tool asked a person or a model ([`Context::elicit`], [`Context::sample`]) and
+    /// there was nobody to ask: the caller gave none, or the one it gave cannot answer this
+    /// kind of question. A tool can handle it (use a default, say what it needs).
+    NobodyToAsk {
+        /// The tool called.
+        tool: String,
+        /// What it asked for.
+        asking: Asking,
+        /// Why nobody can answer, in words.
+        reason: String,
+    },
+    /// The tool asked a person or a model and asking went wrong (the client refused, the
+    /// answer did not fit).
+    AskFailed {
+        /// The tool called.
+        tool: String,
+        /// What it asked for.
+        asking: Asking,
+        /// What went wrong, in words.
+        message: String,
+    },
 }
 
 impl ToolError {
     /// A stable snake_case code: `invalid_arguments`, `failed`, `panicked`, `not_found`,
-    /// `cancelled`, `timed_out`, `missing_data`, `unavailable`.
+    /// `cancelled`, `timed_out`, `missing_data`, `unavailable`, `nobody_to_ask`, `ask_failed`.
     pub fn code(&self) -> &'static str {
         match self {
             ToolError::InvalidArguments { .. } => "invalid_arguments",
@@ -330,6 +351,8 @@ impl ToolError {
             ToolError::TimedOut { .. } => "timed_out",
             ToolError::MissingData { .. } => "missing_data",
             ToolError::Unavailable { .. } => "unavailable",
+            ToolError::NobodyToAsk { .. } => "nobody_to_ask",
+            ToolError::AskFailed { .. } => "ask_failed",
         }
     }
 
@@ -342,7 +365,9 @@ impl ToolError {
             | ToolError::Cancelled { tool }
             | ToolError::TimedOut { tool, .. }
             | ToolError::MissingData { tool, .. }
-            | ToolError::Unavailable { tool, .. } => tool,
+            | ToolError::Unavailable { tool, .. }
+            | ToolError::NobodyToAsk { tool, .. }
+            | ToolError::AskFailed { tool, .. } => tool,
             ToolError::NotFound { name, .. } => name,
         }
     }
@@ -404,6 +429,29 @@ impl ToolError {
             ToolError::Unavailable { tool, reason } => {
                 format!("Tool `{tool}` cannot be called now: {reason}")
             }
+            ToolError::NobodyToAsk {
+                tool,
+                asking,
+                reason,
+            } => {
+                let whom = match asking {
+                    Asking::Elicitation => "a person",
+                    Asking::Sampling => "a model",
+                };
+                format!(
+                    "Tool `{tool}` needed to ask {whom} ({}), and there is nobody to ask here: \
+                     {reason}.",
+                    asking.as_str()
+                )
+            }
+            ToolError::AskFailed {
+                tool,
+                asking,
+                message,
+            } => format!(
+                "Tool `{tool}` asked for {} and did not get an answer: {message}",
+                asking.as_str()
+            ),
         }
     }
 
@@ -426,6 +474,10 @@ impl ToolError {
             | ToolError::Cancelled { tool }
             | ToolError::TimedOut { tool, .. }
             | ToolError::Unavailable { tool, .. } => json!({"tool": tool}),
+            ToolError::NobodyToAsk { tool, asking, .. }
+            | ToolError::AskFailed { tool, asking, .. } => {
+                json!({"tool": tool, "asking": asking.as_str()})
+            }
             ToolError::NotFound { name, did_you_mean } => {
                 json!({"name": name, "did_you_mean": did_you_mean})
             }
