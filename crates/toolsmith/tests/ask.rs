@@ -2,6 +2,8 @@
 //! leniently, and every way asking can end (answered, declined, cancelled, nobody to ask, a
 //! failed ask, the call cancelled while it waits).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
