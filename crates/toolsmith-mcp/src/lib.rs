@@ -94,6 +94,7 @@
 //! protocol itself is rmcp's; this crate only frames stdio lines, checks HTTP requests (to answer
 //! bad ones with errors) and maps toolsmith onto rmcp's server handler.
 
+mod ask;
 mod client;
 mod config;
 mod content;

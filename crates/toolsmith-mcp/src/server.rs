@@ -13,18 +13,19 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, RequestId, RequestMetaObject, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams,
+    PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject, ServerCapabilities,
+    ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use toolsmith::{
-    Arguments, CancellationToken, CoerceError, CoerceErrors, Context, Dialect, ErrorCode, LogLevel,
-    Registry, Timeout, ToolError, ToolFuture, ToolResult, envelope,
+    Arguments, Asker, CancellationToken, CoerceError, CoerceErrors, Context, Dialect, ErrorCode,
+    LogLevel, Registry, Timeout, ToolError, ToolFuture, ToolResult, envelope,
 };
 
+use crate::ask::{self, ClientAsker};
 use crate::config::McpConfig;
 use crate::content::{error_result, success_result};
 use crate::error::ServeError;
@@ -147,9 +148,29 @@ impl Shared {
 struct Session {
     /// `LogLevel` as its position in [`LogLevel::ALL`] plus one; 0 while the client set none.
     log_level: AtomicU8,
+    /// What the connection's calls ask their client through, made at the first call.
+    asker: std::sync::OnceLock<Arc<dyn Asker>>,
 }
 
 impl Session {
+    /// What a call on this connection asks its client through: the client itself where it can
+    /// answer, else an asker saying why not.
+    fn asker(&self, request: &RequestContext<RoleServer>, connected: bool) -> Arc<dyn Asker> {
+        if !connected {
+            return ask::stateless();
+        }
+        if request
+            .protocol_version()
+            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+        {
+            return ask::input_required();
+        }
+        Arc::clone(
+            self.asker
+                .get_or_init(|| Arc::new(ClientAsker::new(request.peer.clone()))),
+        )
+    }
+
     fn log_level(&self) -> Option<LogLevel> {
         let stored = usize::from(self.log_level.load(Ordering::Relaxed));
         stored
@@ -344,6 +365,12 @@ impl McpServer {
         Arc::clone(&self.shared.places)
     }
 
+    /// Whether this connection's calls can ask its client (`elicitation/create`,
+    /// `sampling/createMessage`): where the client's answer can come back.
+    fn can_ask(&self) -> bool {
+        self.lasting
+    }
+
     /// This server for a lasting connection (stdio, a byte stream), which is told when the
     /// tools change.
     pub(crate) fn for_lasting_connection(&self) -> McpServer {
@@ -433,6 +460,7 @@ impl McpServer {
             .with_cancellation(cancellation.clone())
             .with_deadline(deadline)
             .with_reporter(Arc::clone(&reporter) as Arc<dyn toolsmith::Reporter>)
+            .with_asker(self.session.asker(request, self.can_ask()))
             .with_data(Held {
                 _place: place,
                 _running: running,

@@ -19,7 +19,7 @@ import sys
 
 import anyio
 import httpx2
-from mcp import Client, MCPError, StdioServerParameters
+from mcp import Client, MCPError, StdioServerParameters, types
 from mcp.client.streamable_http import streamable_http_client
 
 # How long the script waits for anything the server should do at once.
@@ -89,6 +89,29 @@ async def logs_of(client, seen, **options):
     return {"result": result, "seen": [[m.level, m.logger, m.data] for m in seen]}
 
 
+async def on_elicit(context, params):
+    """A person who answers every question: with a name, and the bag count as text."""
+    questions.append(params.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return types.ElicitResult(action="accept", content={"name": "Ada", "bags": "2"})
+
+
+async def on_sample(context, params):
+    """A model that repeats the last message it was given."""
+    samplings.append(params.model_dump(mode="json", by_alias=True, exclude_none=True))
+    prompt = params.messages[-1].content.text
+    return types.CreateMessageResult(
+        role="assistant",
+        content=types.TextContent(type="text", text=f"short: {prompt}"),
+        model="echo-1",
+        stopReason="endTurn",
+    )
+
+
+# What the client's callbacks were asked.
+questions = []
+samplings = []
+
+
 async def drive(server, mode):
     report = {}
     logged = []
@@ -96,7 +119,14 @@ async def drive(server, mode):
     async def on_log(params):
         logged.append(params)
 
-    async with Client(server, raise_exceptions=True, mode=mode, logging_callback=on_log) as client:
+    async with Client(
+        server,
+        raise_exceptions=True,
+        mode=mode,
+        logging_callback=on_log,
+        elicitation_callback=on_elicit,
+        sampling_callback=on_sample,
+    ) as client:
         report["protocol_version"] = client.session.protocol_version
         listed = await client.list_tools()
         report["tools"] = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in listed.tools]
@@ -115,6 +145,10 @@ async def drive(server, mode):
         media = await client.call_tool("media", {})
         report["media"] = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in media.content]
         report["whoami"] = await call(client, "whoami", {})
+        report["book"] = await call(client, "book", {})
+        report["asked"] = questions
+        report["summarize"] = await call(client, "summarize", {"text": "the sky is blue"})
+        report["sampled"] = samplings
         # Last: on a handshake-era connection, the level set stays for the rest of it.
         report["logs"] = await logs_of(client, logged)
         if client.session.protocol_version == "2026-07-28":

@@ -93,16 +93,19 @@ fn every_primitive_is_offered_with_its_default() {
         properties["name"],
         json!({"type": "string", "description": "Full name.", "default": "John Doe"})
     );
+    assert_eq!(properties["age"], json!({"type": "integer", "default": 30}));
     assert_eq!(
-        properties["age"],
-        json!({"type": "integer", "default": 30})
+        properties["score"],
+        json!({"type": "number", "default": 95.5})
     );
-    assert_eq!(properties["score"], json!({"type": "number", "default": 95.5}));
     assert_eq!(
         properties["status"],
         json!({"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"})
     );
-    assert_eq!(properties["verified"], json!({"type": "boolean", "default": true}));
+    assert_eq!(
+        properties["verified"],
+        json!({"type": "boolean", "default": true})
+    );
     // Every field has a default, so none is required.
     assert!(form.get("required").is_none(), "{form}");
 }
@@ -249,7 +252,10 @@ fn an_answer_that_does_not_fit_is_an_ask_failed_error_saying_why() {
     let error = call(Context::new().with_asker(asker)).unwrap_err();
     assert_eq!(error.code(), "ask_failed");
     let message = error.to_model_message();
-    assert!(message.contains("the answer does not fit the form"), "{message}");
+    assert!(
+        message.contains("the answer does not fit the form"),
+        "{message}"
+    );
     assert!(message.contains("age"), "{message}");
 }
 
@@ -268,7 +274,11 @@ fn nobody_to_ask_is_an_error_the_tool_can_handle() {
     impl Asker for ModelOnly {}
     let error = call(Context::new().with_asker(Arc::new(ModelOnly))).unwrap_err();
     assert_eq!(error.code(), "nobody_to_ask");
-    assert!(error.to_model_message().contains("takes no questions for a person"));
+    assert!(
+        error
+            .to_model_message()
+            .contains("takes no questions for a person")
+    );
     let failed = Scripted::answering(Err(AskError::Failed("the client went away".into())));
     let error = call(Context::new().with_asker(failed)).unwrap_err();
     assert_eq!(error.code(), "ask_failed");
@@ -294,9 +304,17 @@ fn a_call_cancelled_while_it_waits_for_an_answer_ends_cancelled() {
 #[toolsmith::tool]
 async fn summarize(ctx: &Context, text: String) -> Result<String, ToolError> {
     let sampled = ctx
-        .sample(Sampling::new(text).with_max_tokens(100).with_system("Be brief."))
+        .sample(
+            Sampling::new(text)
+                .with_max_tokens(100)
+                .with_system("Be brief."),
+        )
         .await?;
-    Ok(format!("{} ({})", sampled.text, sampled.model.unwrap_or_default()))
+    Ok(format!(
+        "{} ({})",
+        sampled.text,
+        sampled.model.unwrap_or_default()
+    ))
 }
 
 #[test]

@@ -211,6 +211,39 @@ pub fn caller_from_header(request: &toolsmith_mcp::CallRequest<'_>, ctx: &mut Co
     }
 }
 
+/// Whom to book for: what `book` asks a person.
+#[derive(serde::Deserialize, ToolType)]
+pub struct Traveller {
+    /// Full name.
+    pub name: String,
+    /// How many bags.
+    #[serde(default)]
+    pub bags: u8,
+}
+
+/// Books a seat, asking the person whom for.
+#[toolsmith::tool]
+pub async fn book(ctx: &Context) -> Result<String, ToolError> {
+    Ok(match ctx.elicit::<Traveller>("Who is travelling?").await? {
+        toolsmith::Elicited::Accept(t) => format!("booked for {} with {} bags", t.name, t.bags),
+        other => format!("not booked ({})", other.action()),
+    })
+}
+
+/// Summarizes `text` with the client's model.
+#[toolsmith::tool]
+pub async fn summarize(ctx: &Context, text: String) -> Result<String, ToolError> {
+    let request = toolsmith::Sampling::new(format!("Summarize: {text}"))
+        .with_system("Be brief.")
+        .with_max_tokens(50);
+    let sampled = ctx.sample(request).await?;
+    Ok(format!(
+        "{} (by {})",
+        sampled.text,
+        sampled.model.unwrap_or_default()
+    ))
+}
+
 /// The test tools, with a fresh gate.
 pub fn registry() -> (Registry, Arc<Gate>) {
     let gate = Arc::new(Gate::default());
@@ -236,6 +269,8 @@ pub fn registry() -> (Registry, Arc<Gate>) {
         Arc::new(Chatty),
         Arc::new(Media),
         Arc::new(Whoami),
+        Arc::new(Book),
+        Arc::new(Summarize),
     ] {
         registry.add(tool).unwrap();
     }
