@@ -91,6 +91,7 @@
 
 mod anthropic;
 mod approval;
+mod ask;
 mod calls;
 mod content;
 mod declaration;
@@ -106,6 +107,7 @@ mod signature;
 
 pub use anthropic::Anthropic;
 pub use approval::{Decision, Decisions, Paused, PendingCall};
+pub use ask::ElicitationHandler;
 pub use calls::MAX_CALLS_PER_REPLY;
 pub use declaration::ToolDeclaration;
 pub use error::{AgentError, Step};

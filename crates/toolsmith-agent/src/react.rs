@@ -9,11 +9,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use toolsmith::{
-    Arguments, Context, Offload, Policy, Registry, Repair, Timeout, Tool, ToolError, ToolOutput,
-    ToolResult, block_on, coerce_arguments, did_you_mean, parse_arguments,
+    Arguments, Asker, Context, Offload, Policy, Registry, Repair, Timeout, Tool, ToolError,
+    ToolOutput, ToolResult, block_on, coerce_arguments, did_you_mean, parse_arguments,
 };
 
 use crate::approval::{Decision, Decisions, Paused, PendingCall};
+use crate::ask::{AgentAsker, ElicitationHandler};
 use crate::calls;
 use crate::content::for_text_message;
 use crate::declaration::ToolDeclaration;
@@ -121,6 +122,8 @@ pub struct ReAct<S: Signature> {
     policy: Policy,
     timeout: Duration,
     approval: Option<Arc<ApprovalPredicate>>,
+    /// What the tools ask a person or a model (see [`elicitation`](Self::elicitation)).
+    asker: Arc<dyn Asker>,
 }
 
 impl<S: Signature> ReAct<S> {
@@ -207,8 +210,13 @@ impl<S: Signature> ReAct<S> {
         let tools = tools
             .with_layer(Timeout::deadline())
             .with_offload(calls::default_offload());
+        let asker = Arc::new(AgentAsker {
+            lm: Arc::clone(&lm),
+            person: None,
+        });
         Ok(ReAct {
             lm,
+            asker,
             compiled,
             tools,
             declarations,
@@ -259,6 +267,20 @@ impl<S: Signature> ReAct<S> {
     /// [`Context::is_cancelled`] and may stop early).
     pub fn offload(mut self, offload: Arc<dyn Offload>) -> Self {
         self.tools = std::mem::take(&mut self.tools).with_offload(offload);
+        self
+    }
+
+    /// Where the tools' questions for a person go ([`Context::elicit`]): `handler` answers
+    /// them (the `toolsmith agent` command asks on the terminal). Without one, such a question
+    /// is [`ToolError::NobodyToAsk`](toolsmith::ToolError::NobodyToAsk), which the tool can
+    /// handle. A tool's [`Context::sample`] is answered by the agent's own model, with no tools
+    /// offered. A run given a context that has an asker of its own
+    /// ([`Context::with_asker`]: an agent inside an MCP tool, say) asks that one instead.
+    pub fn elicitation(mut self, handler: Arc<dyn ElicitationHandler>) -> Self {
+        self.asker = Arc::new(AgentAsker {
+            lm: Arc::clone(&self.lm),
+            person: Some(handler),
+        });
         self
     }
 
@@ -450,7 +472,7 @@ impl<S: Signature> ReAct<S> {
             max_steps: self.max_steps,
             approval: self.approval.as_deref(),
             events: None,
-            context: run_context(context, &self.policy, self.timeout),
+            context: run_context(context, &self.policy, self.timeout, Some(&self.asker)),
         }
     }
 
@@ -489,9 +511,17 @@ fn refuse_finish(name: &str) -> Result<(), AgentError> {
 }
 
 /// The context of a run: the caller's, under the agent's policy, with the agent's deadline
-/// where it is the earlier.
-fn run_context(context: Context, policy: &Policy, timeout: Duration) -> Context {
-    let context = context.with_policy(policy.clone());
+/// where it is the earlier, asking `asker` where the caller gave no asker of its own.
+fn run_context(
+    context: Context,
+    policy: &Policy,
+    timeout: Duration,
+    asker: Option<&Arc<dyn Asker>>,
+) -> Context {
+    let mut context = context.with_policy(policy.clone());
+    if let Some(asker) = asker.filter(|_| !context.can_ask()) {
+        context = context.with_asker(Arc::clone(asker));
+    }
     match Instant::now().checked_add(timeout) {
         Some(deadline) => context.with_deadline(deadline),
         None => context,
@@ -624,7 +654,7 @@ impl<S: Signature> Predict<S> {
             max_steps: self.attempts,
             approval: None,
             events: None,
-            context: run_context(context, &self.policy, self.timeout),
+            context: run_context(context, &self.policy, self.timeout, None),
         };
         let opening = engine.opening(input);
         async move {
