@@ -2,6 +2,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
@@ -15,6 +16,7 @@ use toolsmith_agent::{
 use crate::error::UsageError;
 use crate::input::find_tool;
 use crate::output::Outcome;
+use crate::person::{Note, TerminalPerson, fill_in};
 use crate::upstream::Upstreams;
 
 /// The API a model is asked through.
@@ -134,29 +136,39 @@ fn parse_base_url(url: &str) -> Result<String, String> {
 type Answered = Result<Answer<AnswerText>, AgentError>;
 
 impl AgentArgs {
-    /// Runs `go` (a run, or a resumption): with `--stream` on a thread of its own while this
-    /// one shows its events as they come; without, here, showing nothing.
+    /// Runs `go` (a run, or a resumption) on a thread of its own while this one, which owns
+    /// the terminal, shows its events as they come (with `--stream`) and asks the person the
+    /// tools' questions (sent by the agent's [`TerminalPerson`] on `notes`), reading `answers`.
     fn drive(
         &self,
+        notes: &Notes,
         shown: &mut Shown<'_>,
+        answers: &mut dyn BufRead,
         stderr: &mut dyn Write,
         go: impl FnOnce(Option<&EventSink<'_>>) -> Result<Answered, InsideRuntime> + Send,
     ) -> Answered {
-        if !self.stream {
-            return go(None).unwrap_or(Err(AgentError::InsideRuntime));
-        }
-        let (sender, events) = std::sync::mpsc::channel::<Event>();
+        let stream = self.stream;
         std::thread::scope(|scope| {
+            let sender = notes.sender.clone();
             let worker = scope.spawn(move || {
+                let events = sender.clone();
                 let sink = move |event: Event| {
                     // The receiver outlives the run; a send cannot fail before it ends.
-                    let _ = sender.send(event);
+                    let _ = events.send(Note::Event(event));
                 };
-                go(Some(&sink))
+                let answered = go(stream.then_some(&sink as &EventSink<'_>));
+                let _ = sender.send(Note::Done);
+                answered
             });
-            // Ends when the run has ended and dropped its sender.
-            for event in events {
-                shown.show(event, stderr);
+            for note in notes.receiver.iter() {
+                match note {
+                    Note::Event(event) => shown.show(event, stderr),
+                    Note::Question(question, answer) => {
+                        shown.end_line();
+                        answer.give(fill_in(&question, answers, stderr));
+                    }
+                    Note::Done => break,
+                }
             }
             match worker.join() {
                 Ok(answered) => answered.unwrap_or(Err(AgentError::InsideRuntime)),
@@ -165,6 +177,12 @@ impl AgentArgs {
             }
         })
     }
+}
+
+/// The channel a run's notes (events, questions, its end) come to the terminal's thread on.
+struct Notes {
+    sender: Sender<Note>,
+    receiver: Receiver<Note>,
 }
 
 /// What `--stream` shows: the model's text on stdout as it comes, each tool call and result
@@ -331,8 +349,14 @@ impl AgentArgs {
         let question = Question {
             question: self.question.clone(),
         };
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let notes = Notes {
+            sender: sender.clone(),
+            receiver,
+        };
+        let person = Arc::new(TerminalPerson::new(sender));
         let result = agent.and_then(|agent| {
-            let agent = agent.max_steps(self.max_steps.into());
+            let agent = agent.max_steps(self.max_steps.into()).elicitation(person);
             let agent = if self.approve {
                 agent.needs_approval(|_| true)
             } else {
@@ -340,21 +364,39 @@ impl AgentArgs {
             };
             let mut answers = BufReader::new(stdin);
             let mut shown = Shown::new(self.stream, stdout);
-            let mut result = self.drive(&mut shown, stderr, |events| match events {
-                Some(events) => block_on(agent.run_streaming(&question, Context::new(), events)),
-                None => block_on(agent.run(&question)),
-            });
+            let mut result =
+                self.drive(
+                    &notes,
+                    &mut shown,
+                    &mut answers,
+                    stderr,
+                    |events| match events {
+                        Some(events) => {
+                            block_on(agent.run_streaming(&question, Context::new(), events))
+                        }
+                        None => block_on(agent.run(&question)),
+                    },
+                );
             while self.approve
                 && let Err(AgentError::Paused(paused)) = result
             {
                 let decisions = ask(&paused, &mut answers, stderr);
                 let paused = *paused;
-                result = self.drive(&mut shown, stderr, |events| match events {
-                    Some(events) => {
-                        block_on(agent.resume_streaming(paused, decisions, Context::new(), events))
-                    }
-                    None => block_on(agent.resume(paused, decisions)),
-                });
+                result = self.drive(
+                    &notes,
+                    &mut shown,
+                    &mut answers,
+                    stderr,
+                    |events| match events {
+                        Some(events) => block_on(agent.resume_streaming(
+                            paused,
+                            decisions,
+                            Context::new(),
+                            events,
+                        )),
+                        None => block_on(agent.resume(paused, decisions)),
+                    },
+                );
             }
             // The answer in full where streaming did not show it whole as it came.
             result.map(|answer| (shown.finish(&answer.output.answer), answer))

@@ -78,7 +78,10 @@
 //!   base URL, the client adding its API's path. Asking the provider's own API without a key is
 //!   a usage error. `--stream` prints the model's text as it comes, each tool call and result
 //!   on stderr. `--approve` asks on the terminal before each tool call (`y`, `n`, or a
-//!   reason to refuse); without it a tool that needs approval stops the run. Prints the
+//!   reason to refuse); without it a tool that needs approval stops the run. A tool's
+//!   question for a person ([`toolsmith::Context::elicit`]) is asked on the terminal, field
+//!   by field (`n` declines it; no input left cancels it); a tool's request for text
+//!   ([`toolsmith::Context::sample`]) is answered by the same model. Prints the
 //!   answer, or with `--json` `{"answer", "steps", "lm_calls",
 //!   "usage"}`; no answer (too many steps, an HTTP error, an unreachable server, a malformed
 //!   reply) is exit 1 with the reason on stderr, never the key.
@@ -125,6 +128,7 @@ mod interrupt;
 mod list;
 mod mcp;
 mod output;
+mod person;
 mod schema;
 mod select;
 mod stats;

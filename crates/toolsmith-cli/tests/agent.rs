@@ -37,6 +37,41 @@ fn multiply(a: i64, b: i64) -> i64 {
     a * b
 }
 
+/// Whom to book for, and where.
+#[derive(serde::Deserialize, toolsmith::ToolType)]
+struct Booking {
+    /// Full name.
+    name: String,
+    /// How many bags.
+    #[serde(default)]
+    bags: u8,
+    seat: Seat,
+}
+
+#[derive(serde::Deserialize, toolsmith::ToolType)]
+#[serde(rename_all = "snake_case")]
+enum Seat {
+    /// By the aisle
+    Aisle,
+    /// By the window
+    Window,
+}
+
+/// Books a seat, asking the person for whom.
+#[toolsmith::tool]
+async fn book(ctx: &toolsmith::Context) -> Result<String, toolsmith::ToolError> {
+    Ok(match ctx.elicit::<Booking>("Who is travelling?").await? {
+        toolsmith::Elicited::Accept(b) => {
+            let seat = match b.seat {
+                Seat::Aisle => "aisle",
+                Seat::Window => "window",
+            };
+            format!("booked {} ({} bags, {seat})", b.name, b.bags)
+        }
+        other => format!("not booked: {}", other.action()),
+    })
+}
+
 struct Out {
     exit: Exit,
     stdout: String,
@@ -55,6 +90,7 @@ fn agent_answering(args: &[&str], input: &str) -> Out {
     registry.add(Arc::new(Add)).unwrap();
     registry.add(Arc::new(Multiply)).unwrap();
     registry.add(Arc::new(Transfer)).unwrap();
+    registry.add(Arc::new(Book)).unwrap();
     let (mut stdout, mut stderr) = (Vec::new(), Vec::new());
     let argv = ["toolsmith", "agent"].iter().chain(args).copied();
     let exit = run(
@@ -92,7 +128,7 @@ fn the_answer_is_printed_after_the_model_calls_the_tools() {
     assert_eq!(out.stdout, "42\n");
     assert_eq!(
         declared(&server, 0),
-        ["add", "multiply", "transfer", "finish"]
+        ["add", "multiply", "transfer", "book", "finish"]
     );
     assert_eq!(
         server.requests()[0].body["messages"][1]["content"],
@@ -556,6 +592,52 @@ fn a_tool_that_needs_approval_stops_a_run_without_approve_and_is_refused_when_no
     assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
     assert_eq!(out.stdout, "not sent\n");
     assert!(tool_message(&server, 1, "t1").contains("nobody answered"));
+}
+
+#[test]
+fn a_tools_question_is_asked_on_the_terminal_field_by_field() {
+    let script = || {
+        vec![
+            Reply::calls(&[("b1", "book", "{}")]),
+            Reply::calls(&[("b2", "finish", r#"{"answer": "done"}"#)]),
+        ]
+    };
+    let server = FakeServer::start(script());
+    // Yes; a name after an empty (required) line; the default bags; a seat by its number after
+    // one that is no option.
+    let out = agent_answering(
+        &["--base-url", server.base_url(), "Book me."],
+        "y\n\nAda\n\n3\n2\n",
+    );
+    assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+    assert_eq!(
+        tool_message(&server, 1, "b1"),
+        "booked Ada (0 bags, window)"
+    );
+    assert!(
+        out.stderr
+            .contains("toolsmith: a tool asks: Who is travelling?"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("2) window - By the window"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("type one option's number or value"),
+        "{}",
+        out.stderr
+    );
+
+    // Declined, and with nothing to read, cancelled: the tool hears which.
+    for (input, said) in [("n\n", "not booked: decline"), ("", "not booked: cancel")] {
+        let server = FakeServer::start(script());
+        let out = agent_answering(&["--base-url", server.base_url(), "Book me."], input);
+        assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
+        assert_eq!(tool_message(&server, 1, "b1"), said);
+    }
 }
 
 /// `--approve` under a real pseudo-terminal: `script` gives the binary a terminal, the test

@@ -1,0 +1,328 @@
+//! The person at the terminal, answering what a tool asks ([`toolsmith::Context::elicit`]):
+//! [`TerminalPerson`] is the agent's elicitation handler, which hands each question to the
+//! thread that owns the terminal; [`fill_in`] asks it there, field by field.
+//!
+//! The run goes on on a thread of its own while the command's thread reads the answers, so
+//! one reader serves the approval prompts and the questions alike, and nothing a tool sends
+//! reaches the terminal unescaped.
+
+use std::future::Future;
+use std::io::{BufRead, Write};
+use std::pin::Pin;
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context as TaskContext, Poll, Waker};
+
+use serde_json::{Map, Number, Value};
+use toolsmith::{AskError, AskFuture, Elicitation, Elicited};
+use toolsmith_agent::{ElicitationHandler, Event};
+
+/// What a run sends the terminal's thread.
+pub(crate) enum Note {
+    /// An event of a streamed run.
+    Event(Event),
+    /// A question for the person, and where the answer goes.
+    Question(Elicitation, Answer),
+    /// The run (or resumption) has ended.
+    Done,
+}
+
+/// The handler of an agent run from the command line: each question goes to the terminal's
+/// thread as a [`Note::Question`].
+pub(crate) struct TerminalPerson {
+    notes: Mutex<Sender<Note>>,
+}
+
+impl TerminalPerson {
+    pub(crate) fn new(notes: Sender<Note>) -> Self {
+        TerminalPerson {
+            notes: Mutex::new(notes),
+        }
+    }
+}
+
+impl ElicitationHandler for TerminalPerson {
+    fn elicit<'a>(&'a self, request: &'a Elicitation) -> AskFuture<'a, Elicited> {
+        let answer = Answer::default();
+        let sent = self
+            .notes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(Note::Question(request.clone(), answer.clone()));
+        if sent.is_err() {
+            return Box::pin(std::future::ready(Err(AskError::Unsupported(
+                "the terminal is no longer read".to_owned(),
+            ))));
+        }
+        Box::pin(answer)
+    }
+}
+
+/// A person's answer, given on one thread and awaited on another.
+#[derive(Clone, Default)]
+pub(crate) struct Answer(Arc<Mutex<Slot>>);
+
+#[derive(Default)]
+struct Slot {
+    answer: Option<Result<Elicited, AskError>>,
+    waker: Option<Waker>,
+}
+
+impl Answer {
+    /// Gives the answer, waking whoever waits for it.
+    pub(crate) fn give(&self, answer: Result<Elicited, AskError>) {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.answer = Some(answer);
+        if let Some(waker) = slot.waker.take() {
+            waker.wake();
+        }
+    }
+}
+
+impl Future for Answer {
+    type Output = Result<Elicited, AskError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        let mut slot = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match slot.answer.take() {
+            Some(answer) => Poll::Ready(answer),
+            None => {
+                slot.waker = Some(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    }
+}
+
+/// Asks `question` on the terminal: whether to answer at all (`y`, or `n` to decline; no
+/// input left cancels), then each field of its form in turn. An empty line takes a field's
+/// default, leaves out an optional field, and asks a required one again; an answer that does
+/// not read as the field's type asks again, saying what it takes.
+pub(crate) fn fill_in(
+    question: &Elicitation,
+    answers: &mut dyn BufRead,
+    stderr: &mut dyn Write,
+) -> Result<Elicited, AskError> {
+    let _ = writeln!(
+        stderr,
+        "toolsmith: a tool asks: {}",
+        printable(&question.message)
+    );
+    loop {
+        let Some(line) = prompt(answers, stderr, "Answer it? [y]es / [n]o: ") else {
+            return Ok(Elicited::Cancel);
+        };
+        match line.as_str() {
+            "y" | "Y" | "yes" | "Yes" => break,
+            "n" | "N" | "no" | "No" => return Ok(Elicited::Decline),
+            _ => {}
+        }
+    }
+    let empty = Map::new();
+    let properties = question.schema["properties"].as_object().unwrap_or(&empty);
+    let required: Vec<&str> = question.schema["required"]
+        .as_array()
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut content = Map::new();
+    for (name, field) in properties {
+        let field = Field::read(name, field, required.contains(&name.as_str()));
+        let _ = writeln!(stderr, "{}", field.describe());
+        let value = loop {
+            let Some(line) = prompt(answers, stderr, &format!("{}: ", printable(name))) else {
+                return Ok(Elicited::Cancel);
+            };
+            if line.is_empty() {
+                match (&field.default, field.required) {
+                    (Some(default), _) => break Some(default.clone()),
+                    (None, false) => break None,
+                    (None, true) => continue,
+                }
+            }
+            match field.parse(&line) {
+                Some(value) => break Some(value),
+                None => {
+                    let _ = writeln!(stderr, "  {}", field.takes());
+                }
+            }
+        };
+        if let Some(value) = value {
+            content.insert(name.clone(), value);
+        }
+    }
+    Ok(Elicited::Accept(content))
+}
+
+/// Writes `prompt` and reads one line, trimmed; `None` when there is no input left.
+fn prompt(answers: &mut dyn BufRead, stderr: &mut dyn Write, prompt: &str) -> Option<String> {
+    let _ = write!(stderr, "{prompt}");
+    let _ = stderr.flush();
+    let mut line = String::new();
+    match answers.read_line(&mut line) {
+        Ok(0) | Err(_) => {
+            let _ = writeln!(stderr);
+            None
+        }
+        Ok(_) => Some(line.trim().to_owned()),
+    }
+}
+
+/// One field of a form, as the terminal asks it.
+struct Field {
+    name: String,
+    description: Option<String>,
+    kind: Kind,
+    default: Option<Value>,
+    required: bool,
+}
+
+enum Kind {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    /// One of these values (with their titles, where the form gives them).
+    Choice(Vec<(String, Option<String>)>),
+    /// Some of these values.
+    Choices(Vec<(String, Option<String>)>),
+}
+
+impl Field {
+    fn read(name: &str, schema: &Value, required: bool) -> Self {
+        let kind = match schema["type"].as_str() {
+            Some("integer") => Kind::Integer,
+            Some("number") => Kind::Number,
+            Some("boolean") => Kind::Boolean,
+            Some("array") => Kind::Choices(options(&schema["items"])),
+            _ if schema.get("enum").is_some() || schema.get("oneOf").is_some() => {
+                Kind::Choice(options(schema))
+            }
+            _ => Kind::Text,
+        };
+        Field {
+            name: name.to_owned(),
+            description: schema["description"].as_str().map(str::to_owned),
+            kind,
+            default: schema.get("default").cloned(),
+            required,
+        }
+    }
+
+    /// The field as shown before its prompt: name, description, options, default.
+    fn describe(&self) -> String {
+        let mut out = format!("  {}", printable(&self.name));
+        if let Some(description) = &self.description {
+            out.push_str(&format!(" - {}", printable(description)));
+        }
+        if !self.required {
+            out.push_str(" (optional)");
+        }
+        if let Kind::Choice(options) | Kind::Choices(options) = &self.kind {
+            for (at, (value, title)) in options.iter().enumerate() {
+                out.push_str(&format!("\n    {}) {}", at + 1, printable(value)));
+                if let Some(title) = title {
+                    out.push_str(&format!(" - {}", printable(title)));
+                }
+            }
+        }
+        if let Some(default) = &self.default {
+            out.push_str(&format!(
+                "\n    (empty for {})",
+                printable(&default.to_string())
+            ));
+        }
+        out
+    }
+
+    /// What the field takes, said after an answer it could not read.
+    fn takes(&self) -> &'static str {
+        match self.kind {
+            Kind::Text => "type the text",
+            Kind::Integer => "type a whole number",
+            Kind::Number => "type a number",
+            Kind::Boolean => "type y or n",
+            Kind::Choice(_) => "type one option's number or value",
+            Kind::Choices(_) => "type options' numbers or values, separated by commas",
+        }
+    }
+
+    /// `line` as the field's value, if it reads as one.
+    fn parse(&self, line: &str) -> Option<Value> {
+        match &self.kind {
+            Kind::Text => Some(Value::String(line.to_owned())),
+            Kind::Integer => line.parse::<i64>().ok().map(Value::from),
+            Kind::Number => line
+                .parse::<f64>()
+                .ok()
+                .and_then(Number::from_f64)
+                .map(Value::Number),
+            Kind::Boolean => match line {
+                "y" | "Y" | "yes" | "Yes" | "true" => Some(Value::Bool(true)),
+                "n" | "N" | "no" | "No" | "false" => Some(Value::Bool(false)),
+                _ => None,
+            },
+            Kind::Choice(options) => pick(options, line).map(Value::String),
+            Kind::Choices(options) => line
+                .split(',')
+                .map(|part| pick(options, part.trim()).map(Value::String))
+                .collect::<Option<Vec<Value>>>()
+                .map(Value::Array),
+        }
+    }
+}
+
+/// The option `text` names: by its number (from 1) or its value.
+fn pick(options: &[(String, Option<String>)], text: &str) -> Option<String> {
+    if let Some(at) = text.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
+        && let Some((value, _)) = options.get(at)
+    {
+        return Some(value.clone());
+    }
+    options
+        .iter()
+        .find(|(value, _)| value == text)
+        .map(|(value, _)| value.clone())
+}
+
+/// The options of a choice: `enum` (with the legacy `enumNames` as titles), or `oneOf` /
+/// `anyOf` of `{const, title}`.
+fn options(schema: &Value) -> Vec<(String, Option<String>)> {
+    if let Some(values) = schema["enum"].as_array() {
+        let names = schema["enumNames"].as_array();
+        return values
+            .iter()
+            .enumerate()
+            .filter_map(|(at, value)| {
+                let title = names
+                    .and_then(|names| names.get(at))
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                value.as_str().map(|value| (value.to_owned(), title))
+            })
+            .collect();
+    }
+    let titled = schema["oneOf"]
+        .as_array()
+        .or_else(|| schema["anyOf"].as_array());
+    titled
+        .into_iter()
+        .flatten()
+        .filter_map(|option| {
+            let value = option["const"].as_str()?.to_owned();
+            Some((value, option["title"].as_str().map(str::to_owned)))
+        })
+        .collect()
+}
+
+/// `text` safe to show on a terminal: control characters written as escapes.
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
