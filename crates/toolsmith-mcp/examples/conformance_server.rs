@@ -12,8 +12,12 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use serde::Deserialize;
-use toolsmith::{Content, Context, LogLevel, Progress, Registry, Resource, ToolOutput, ToolType};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use toolsmith::{
+    Content, Context, Elicited, LogLevel, Progress, Registry, Resource, Sampling, ToolError,
+    ToolOutput, ToolType,
+};
 use toolsmith_mcp::{McpConfig, McpServer, ServeError};
 
 /// A 1x1 red PNG, as the suite's reference server sends it.
@@ -129,10 +133,143 @@ fn json_schema_2020_12_tool(name: Option<String>, address: Option<Address>) -> S
     )
 }
 
+/// Tests server-initiated sampling (LLM completion request).
+#[toolsmith::tool]
+async fn test_sampling(ctx: &Context, prompt: String) -> Result<String, ToolError> {
+    let sampled = ctx
+        .sample(Sampling::new(prompt).with_max_tokens(100))
+        .await?;
+    Ok(format!("LLM response: {}", sampled.text))
+}
+
+/// What `test_elicitation` asks the user.
+#[derive(Deserialize, Serialize, ToolType)]
+struct UserInfo {
+    /// User's response
+    username: String,
+    /// User's email address
+    email: String,
+}
+
+/// Tests server-initiated elicitation (user input request).
+#[toolsmith::tool]
+async fn test_elicitation(ctx: &Context, message: String) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<UserInfo>(message).await?;
+    Ok(format!(
+        "User response: <action: {}, content: {}>",
+        answer.action(),
+        content(answer)
+    ))
+}
+
+/// A status, offered with a default (SEP-1034).
+#[derive(Deserialize, Serialize, ToolType)]
+#[serde(rename_all = "snake_case")]
+enum Status {
+    Active,
+    Inactive,
+    Pending,
+}
+
+/// A form with a default for every primitive type (SEP-1034).
+#[derive(Deserialize, Serialize, ToolType)]
+struct Defaults {
+    #[serde(default = "defaults::name")]
+    name: String,
+    #[serde(default = "defaults::age")]
+    age: i64,
+    #[serde(default = "defaults::score")]
+    score: f64,
+    #[serde(default = "defaults::status")]
+    status: Status,
+    #[serde(default = "defaults::verified")]
+    verified: bool,
+}
+
+mod defaults {
+    pub fn name() -> String {
+        "John Doe".to_owned()
+    }
+    pub fn age() -> i64 {
+        30
+    }
+    pub fn score() -> f64 {
+        95.5
+    }
+    pub fn status() -> super::Status {
+        super::Status::Active
+    }
+    pub fn verified() -> bool {
+        true
+    }
+}
+
+/// Tests elicitation with default values for every primitive type (SEP-1034).
+#[toolsmith::tool]
+async fn test_elicitation_sep1034_defaults(ctx: &Context) -> Result<String, ToolError> {
+    let answer = ctx.elicit::<Defaults>("Please review your details").await?;
+    Ok(completed(answer.action(), &content(answer)))
+}
+
+/// Tests elicitation with every enum form (SEP-1330): untitled and titled single choices, the
+/// legacy `enumNames`, untitled and titled multiple choices. Written by hand: the legacy form
+/// is deprecated, and typed questions never write it.
+#[toolsmith::tool]
+async fn test_elicitation_sep1330_enums(ctx: &Context) -> Result<String, ToolError> {
+    let titled = |prefix: &str, titles: [&str; 3]| -> Vec<serde_json::Value> {
+        titles
+            .iter()
+            .enumerate()
+            .map(|(at, title)| json!({"const": format!("{prefix}{}", at + 1), "title": title}))
+            .collect()
+    };
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {
+                "type": "string",
+                "oneOf": titled("value", ["First Option", "Second Option", "Third Option"]),
+            },
+            "legacyEnum": {
+                "type": "string",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"],
+            },
+            "untitledMulti": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            },
+            "titledMulti": {
+                "type": "array",
+                "items": {"anyOf": titled("value", ["First Choice", "Second Choice", "Third Choice"])},
+            },
+        },
+    });
+    let answer = ctx
+        .elicit_with_schema("Choose your options", schema)
+        .await?;
+    let action = answer.action();
+    let content = answer.accepted().map(serde_json::Value::Object);
+    Ok(completed(action, &content.unwrap_or_default()))
+}
+
+/// An answer's content as JSON (`null` when there is none).
+fn content<T: Serialize>(answer: Elicited<T>) -> serde_json::Value {
+    answer
+        .accepted()
+        .and_then(|content| serde_json::to_value(content).ok())
+        .unwrap_or_default()
+}
+
+fn completed(action: &str, content: &serde_json::Value) -> String {
+    format!("Elicitation completed: action={action}, content={content}")
+}
+
 /// Every tool the suite calls.
 fn registry() -> Result<Registry, ServeError> {
     let mut registry = Registry::new();
-    let tools: [Arc<dyn toolsmith::Tool>; 9] = [
+    let tools: [Arc<dyn toolsmith::Tool>; 13] = [
         Arc::new(TestSimpleText),
         Arc::new(TestImageContent),
         Arc::new(TestAudioContent),
@@ -142,6 +279,10 @@ fn registry() -> Result<Registry, ServeError> {
         Arc::new(TestToolWithProgress),
         Arc::new(TestErrorHandling),
         Arc::new(JsonSchema202012Tool),
+        Arc::new(TestSampling),
+        Arc::new(TestElicitation),
+        Arc::new(TestElicitationSep1034Defaults),
+        Arc::new(TestElicitationSep1330Enums),
     ];
     for tool in tools {
         registry.add(tool)?;
@@ -210,6 +351,30 @@ mod tests {
             schema["properties"]["address"]
                 .to_string()
                 .contains("#/$defs/address")
+        );
+    }
+
+    #[test]
+    fn the_defaults_form_offers_a_default_for_every_primitive_type() {
+        use toolsmith::Describe;
+        let form = toolsmith::elicitation_schema(&Defaults::type_graph()).unwrap();
+        let properties = &form["properties"];
+        assert_eq!(
+            properties["name"],
+            json!({"type": "string", "default": "John Doe"})
+        );
+        assert_eq!(properties["age"], json!({"type": "integer", "default": 30}));
+        assert_eq!(
+            properties["score"],
+            json!({"type": "number", "default": 95.5})
+        );
+        assert_eq!(
+            properties["status"],
+            json!({"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"})
+        );
+        assert_eq!(
+            properties["verified"],
+            json!({"type": "boolean", "default": true})
         );
     }
 
