@@ -12,7 +12,7 @@ use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject, ServerCapabilities,
     ServerConfig, SetLevelRequestParams,
 };
@@ -25,7 +25,7 @@ use toolsmith::{
     LogLevel, Registry, Timeout, ToolError, ToolFuture, ToolResult, envelope,
 };
 
-use crate::ask::{self, ClientAsker};
+use crate::ask::{self, ClientAsker, Rounds};
 use crate::config::McpConfig;
 use crate::content::{error_result, success_result};
 use crate::error::ServeError;
@@ -158,12 +158,6 @@ impl Session {
     fn asker(&self, request: &RequestContext<RoleServer>, connected: bool) -> Arc<dyn Asker> {
         if !connected {
             return ask::stateless();
-        }
-        if request
-            .protocol_version()
-            .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
-        {
-            return ask::input_required();
         }
         Arc::clone(
             self.asker
@@ -399,8 +393,9 @@ impl McpServer {
         name: &str,
         arguments: CallArguments,
         place: Option<OwnedSemaphorePermit>,
+        retry: Retry,
         request: &RequestContext<RoleServer>,
-    ) -> Result<CallToolResult, ErrorData> {
+    ) -> Result<CallToolResponse, ErrorData> {
         let shared = &*self.shared;
         let config = &shared.config;
         // The tools this call is made with, whatever replaces them while it runs.
@@ -412,7 +407,7 @@ impl McpServer {
             None => match Arc::clone(&shared.places).try_acquire_owned() {
                 Ok(place) => place,
                 Err(_) => {
-                    return Ok(error_result(format!(
+                    return Ok(complete_error(format!(
                         "The server is busy: {} tool calls are running and {} more are queued. \
                          Try `{name}` again shortly.",
                         config.max_concurrent_calls(),
@@ -434,7 +429,7 @@ impl McpServer {
                 tokio::select! {
                     biased;
                     () = request.ct.cancelled() => {
-                        return Ok(error_result(
+                        return Ok(complete_error(
                             ToolError::Cancelled { tool: name.to_owned() }.to_model_message(),
                         ));
                     }
@@ -442,7 +437,7 @@ impl McpServer {
                         Ok(Ok(running)) => running,
                         // The semaphore is never closed; the deadline passed.
                         _ => {
-                            return Ok(error_result(format!(
+                            return Ok(complete_error(format!(
                                 "Tool `{name}` did not start within {}: the server was busy with \
                                  other calls all that time. Try again later.",
                                 seconds(timeout)
@@ -452,6 +447,24 @@ impl McpServer {
                 }
             }
         };
+        // On protocol 2026-07-28 a call asks by answering `input_required`, and is called
+        // again with the answers; before it, the client is asked where it can answer.
+        let rounds = match request.protocol_version() {
+            Some(version) if version >= ProtocolVersion::V_2026_07_28 => {
+                let capabilities = request.meta.client_capabilities();
+                Some(Arc::new(Rounds::new(
+                    name,
+                    retry.input_responses,
+                    retry.request_state.as_deref(),
+                    capabilities.as_ref(),
+                )?))
+            }
+            _ => None,
+        };
+        let asker = match &rounds {
+            Some(rounds) => Arc::clone(rounds) as Arc<dyn Asker>,
+            None => self.session.asker(request, self.can_ask()),
+        };
         let cancellation = CancellationToken::new();
         let reporter = Arc::new(CallReporter::new(&request.meta, self.session.log_level()));
         let mut context = Context::new()
@@ -460,7 +473,7 @@ impl McpServer {
             .with_cancellation(cancellation.clone())
             .with_deadline(deadline)
             .with_reporter(Arc::clone(&reporter) as Arc<dyn toolsmith::Reporter>)
-            .with_asker(self.session.asker(request, self.can_ask()))
+            .with_asker(asker)
             .with_data(Held {
                 _place: place,
                 _running: running,
@@ -479,7 +492,7 @@ impl McpServer {
                 fill(&call, &mut context);
             }));
             if filled.is_err() {
-                return Ok(error_result(format!(
+                return Ok(complete_error(format!(
                     "Tool `{name}` cannot run: the server failed while preparing the call \
                      (its request data hook panicked); this is a bug in the server, not in \
                      your call."
@@ -504,6 +517,7 @@ impl McpServer {
             reporter: &reporter,
             deadline,
             tool: name,
+            rounds: rounds.as_deref(),
         }
         .run(picked_up.as_deref())
         .await;
@@ -511,7 +525,18 @@ impl McpServer {
         for note in reporter.close() {
             note.send(request.peer.clone()).await;
         }
-        match answered {
+        let answered = match answered {
+            Ran::Answered(answered) => answered,
+            Ran::NeedsInput(question) => {
+                let rounds = rounds.as_deref().ok_or_else(|| {
+                    ErrorData::internal_error("a call asked for input outside rounds", None)
+                })?;
+                let result = serde_json::from_value(rounds.input_required(question))
+                    .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+                return Ok(CallToolResponse::InputRequired(result));
+            }
+        };
+        let result = match answered {
             Ok(output) => Ok(success_result(output)),
             Err(ToolError::InvalidArguments { tool, errors })
                 if !errors.is_empty()
@@ -527,8 +552,31 @@ impl McpServer {
                 seconds(timeout)
             ))),
             Err(error) => Ok(error_result(error.to_model_message())),
-        }
+        };
+        result.map(CallToolResponse::Complete)
     }
+}
+
+/// What a call retried after `input_required` carries (protocol 2026-07-28).
+#[derive(Default)]
+pub(crate) struct Retry {
+    /// The client's answers to the last round's questions.
+    pub(crate) input_responses: Option<std::collections::BTreeMap<String, Value>>,
+    /// The state the last round's answer gave, echoed.
+    pub(crate) request_state: Option<String>,
+}
+
+/// A finished call's error result, saying `message`.
+fn complete_error(message: String) -> CallToolResponse {
+    CallToolResponse::Complete(error_result(message))
+}
+
+/// How a call's run ended.
+enum Ran {
+    /// The tool answered (or failed).
+    Answered(ToolResult),
+    /// The tool asked a question this round has no answer for: its key and request.
+    NeedsInput((String, Value)),
 }
 
 /// How long the executor keeps polling for a blocking tool's answer before it sleeps until
@@ -556,13 +604,15 @@ struct Answered<'a> {
     reporter: &'a CallReporter,
     deadline: Instant,
     tool: &'a str,
+    /// The call's rounds, on protocol 2026-07-28: a question asked ends the run.
+    rounds: Option<&'a Rounds>,
 }
 
 impl Answered<'_> {
     /// The call's answer. For a blocking tool on a pool whose workers spin (`picked_up` says
     /// whether a thread has taken it), the call is first polled among the executor's other tasks for a while
     /// ([`ANSWER_SPIN`]), so that a quick tool's thread need not wake the executor.
-    async fn run(self, picked_up: Option<&AtomicBool>) -> ToolResult {
+    async fn run(self, picked_up: Option<&AtomicBool>) -> Ran {
         let Answered {
             mut call,
             cancellation,
@@ -570,6 +620,7 @@ impl Answered<'_> {
             reporter,
             deadline,
             tool,
+            rounds,
         } = self;
         if let Some(picked_up) = picked_up {
             let started = Instant::now();
@@ -579,7 +630,7 @@ impl Answered<'_> {
                 let polled =
                     Pin::new(&mut call).poll(&mut std::task::Context::from_waker(Waker::noop()));
                 if let Poll::Ready(answer) = polled {
-                    return answer;
+                    return Ran::Answered(answer);
                 }
                 let waited = started.elapsed();
                 if waited >= ANSWER_SPIN
@@ -612,7 +663,13 @@ impl Answered<'_> {
                     }
                 }
                 if let Poll::Ready(answer) = Pin::new(&mut call).poll(cx) {
-                    return Poll::Ready(answer);
+                    return Poll::Ready(Ran::Answered(answer));
+                }
+                // The tool asked what this round has no answer for: the round ends, the tool
+                // told to stop (its future is dropped with the call).
+                if let Some(question) = rounds.and_then(|rounds| rounds.asked(cx.waker())) {
+                    cancellation.cancel();
+                    return Poll::Ready(Ran::NeedsInput(question));
                 }
                 // The client cancelled (or, over HTTP, left): the tool sees it, and is awaited
                 // (to its deadline) so that it can stop as it must; rmcp drops the answer, and
@@ -628,10 +685,10 @@ impl Answered<'_> {
                 // A layer outside the server's timeout kept the call past its deadline.
                 if late.as_mut().poll(cx).is_ready() {
                     cancellation.cancel();
-                    return Poll::Ready(Err(ToolError::TimedOut {
+                    return Poll::Ready(Ran::Answered(Err(ToolError::TimedOut {
                         tool: tool.to_owned(),
                         after: None,
-                    }));
+                    })));
                 }
                 return Poll::Pending;
             }
@@ -707,11 +764,13 @@ impl ServerHandler for McpServer {
                 None,
             ),
         };
+        let retry = Retry {
+            input_responses: request.input_responses,
+            request_state: request.request_state,
+        };
         // Boxed: rmcp moves each request's task (which holds this future) by value several
         // times; a call's state kept behind a pointer makes that task a fraction of its size.
-        Box::pin(self.call(&request.name, arguments, place, &context))
-            .await
-            .map(Into::into)
+        Box::pin(self.call(&request.name, arguments, place, retry, &context)).await
     }
 }
 

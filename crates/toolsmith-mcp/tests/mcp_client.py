@@ -149,6 +149,7 @@ async def drive(server, mode):
         report["asked"] = questions
         report["summarize"] = await call(client, "summarize", {"text": "the sky is blue"})
         report["sampled"] = samplings
+        report["plan_trip"] = await call(client, "plan_trip", {})
         # Last: on a handshake-era connection, the level set stays for the rest of it.
         report["logs"] = await logs_of(client, logged)
         if client.session.protocol_version == "2026-07-28":

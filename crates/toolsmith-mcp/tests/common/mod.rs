@@ -244,6 +244,23 @@ pub async fn summarize(ctx: &Context, text: String) -> Result<String, ToolError>
     ))
 }
 
+/// Plans a trip: asks the person whom for, then the client's model where to (two questions,
+/// so two rounds on protocol 2026-07-28).
+#[toolsmith::tool]
+pub async fn plan_trip(ctx: &Context) -> Result<String, ToolError> {
+    let Some(traveller) = ctx
+        .elicit::<Traveller>("Who is travelling?")
+        .await?
+        .accepted()
+    else {
+        return Ok("no trip".to_owned());
+    };
+    let idea = ctx
+        .sample(format!("Suggest a trip for {}", traveller.name))
+        .await?;
+    Ok(format!("{} goes to: {}", traveller.name, idea.text))
+}
+
 /// The test tools, with a fresh gate.
 pub fn registry() -> (Registry, Arc<Gate>) {
     let gate = Arc::new(Gate::default());
@@ -271,6 +288,7 @@ pub fn registry() -> (Registry, Arc<Gate>) {
         Arc::new(Whoami),
         Arc::new(Book),
         Arc::new(Summarize),
+        Arc::new(PlanTrip),
     ] {
         registry.add(tool).unwrap();
     }
