@@ -75,6 +75,20 @@ pub struct McpArgs {
     #[arg(long, value_name = "SECONDS", value_parser = seconds_or_zero, requires = "http",
           default_value_t = Seconds(McpConfig::DEFAULT_SHUTDOWN_TIMEOUT))]
     shutdown_timeout: Seconds,
+    /// Keep HTTP sessions: `initialize` opens one (`Mcp-Session-Id`), GET opens its stream
+    /// and DELETE ends it, and a tool's questions reach clients of protocols before
+    /// 2026-07-28 through it. Without it the server is stateless (any instance answers any
+    /// request; a tool asks only clients on protocol 2026-07-28).
+    #[arg(long, requires = "http")]
+    sessions: bool,
+    /// How many HTTP sessions may be open at once; past it an `initialize` is answered 503.
+    #[arg(long, value_name = "N", value_parser = count, requires = "sessions",
+          default_value_t = McpConfig::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// How long an HTTP session may go unused before it is closed, in seconds.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, requires = "sessions",
+          default_value_t = Seconds(McpConfig::DEFAULT_SESSION_IDLE_TIMEOUT))]
+    session_idle_timeout: Seconds,
     /// How many tool calls may wait for a running one to end (time waiting counts toward the
     /// call timeout); over stdio, with the queue full, the server reads on once a call ends;
     /// over HTTP, a call past it is answered as busy.
@@ -115,6 +129,9 @@ impl McpArgs {
             .with_idle_timeout(self.idle_timeout.0)
             .with_shutdown_timeout(self.shutdown_timeout.0)
             .with_max_queued_calls(self.max_queued_calls)
+            .with_sessions(self.sessions)
+            .with_max_sessions(self.max_sessions)
+            .with_session_idle_timeout(self.session_idle_timeout.0)
             .with_changing_tools(!self.upstreams.is_empty());
         let registry = self.selection.apply(registry)?.into_owned();
         let stats = match &self.stats {
@@ -288,6 +305,8 @@ fn in_flags(error: &ServeError) -> String {
                 "header_read_timeout" => "--header-timeout",
                 "body_read_timeout" => "--body-timeout",
                 "idle_timeout" => "--idle-timeout",
+                "max_sessions" => "--max-sessions",
+                "session_idle_timeout" => "--session-idle-timeout",
                 _ => return error.to_string(),
             };
             format!("`{flag}` {problem}")

@@ -609,7 +609,10 @@ fn a_limit_of_zero_is_a_usage_error_naming_the_flag() {
     let at_least_one = "must be at least 1";
     let above_zero = "must be a number of seconds above zero";
     let http: &[&str] = &["--http", "127.0.0.1:0"];
-    let cases: [(&[&str], &str, &str); 7] = [
+    let sessions: &[&str] = &["--http", "127.0.0.1:0", "--sessions"];
+    let cases: [(&[&str], &str, &str); 9] = [
+        (sessions, "--max-sessions", at_least_one),
+        (sessions, "--session-idle-timeout", above_zero),
         (&[], "--max-request-bytes", at_least_one),
         (&[], "--max-concurrent-calls", at_least_one),
         (&[], "--call-timeout", above_zero),
@@ -626,6 +629,28 @@ fn a_limit_of_zero_is_a_usage_error_naming_the_flag() {
             "{flag} 0: {stderr}"
         );
     }
+}
+
+#[test]
+fn with_sessions_an_initialize_opens_one_and_past_the_limit_is_refused() {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let served = Served::binary(&["--sessions", "--max-sessions", "1"]);
+    let (status, body) = post(served.addr, &initialize);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"protocolVersion\""), "{body}");
+    let (status, body) = post(served.addr, &initialize);
+    assert_eq!(status, 503, "{body}");
+    assert!(
+        body.contains("the server has 1 sessions open, its limit; try again later"),
+        "{body}"
+    );
+    // Sessions are for HTTP.
+    let (code, stderr) = run_bounded(toolsmith(&["--sessions"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--http"), "{stderr}");
 }
 
 #[test]

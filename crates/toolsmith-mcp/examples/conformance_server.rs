@@ -1,6 +1,6 @@
 //! The server the official MCP conformance suite (`@modelcontextprotocol/conformance`) tests:
 //! tools written with `#[tool]`, named and answering as the suite's scenarios expect, served
-//! over streamable HTTP (stateless) at `--http ADDR`, path `/mcp`.
+//! over streamable HTTP with sessions at `--http ADDR`, path `/mcp`.
 //!
 //! `cargo xtask conformance` builds and runs it; by hand:
 //! `cargo run -p toolsmith-mcp --example conformance_server -- --http 127.0.0.1:0`. It prints
@@ -299,7 +299,9 @@ fn main() -> Result<(), ServeError> {
             std::process::exit(2);
         }
     };
-    let server = McpServer::new(registry()?, McpConfig::default())?;
+    // Sessions: the suite's clients speak protocols before 2026-07-28, where a server asks its
+    // client (sampling, elicitation) through the client's session.
+    let server = McpServer::new(registry()?, McpConfig::default().with_sessions(true))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -44,6 +44,9 @@ pub struct McpConfig {
     idle_timeout: Duration,
     shutdown_timeout: Duration,
     max_queued_calls: usize,
+    sessions: bool,
+    max_sessions: usize,
+    session_idle_timeout: Duration,
 }
 
 impl McpConfig {
@@ -73,6 +76,12 @@ impl McpConfig {
     /// How long a shutdown waits for requests in flight:
     /// [`DEFAULT_SHUTDOWN_TIMEOUT`](Self::DEFAULT_SHUTDOWN_TIMEOUT).
     pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+    /// HTTP sessions open at once, in session mode:
+    /// [`DEFAULT_MAX_SESSIONS`](Self::DEFAULT_MAX_SESSIONS).
+    pub const DEFAULT_MAX_SESSIONS: usize = 1024;
+    /// How long an HTTP session may go unused before it is closed:
+    /// [`DEFAULT_SESSION_IDLE_TIMEOUT`](Self::DEFAULT_SESSION_IDLE_TIMEOUT).
+    pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
     /// Tool calls waiting beyond those running:
     /// [`DEFAULT_MAX_QUEUED_CALLS`](Self::DEFAULT_MAX_QUEUED_CALLS).
     pub const DEFAULT_MAX_QUEUED_CALLS: usize = 1024;
@@ -198,6 +207,52 @@ impl McpConfig {
         self
     }
 
+    /// Whether streamable HTTP keeps sessions (default: no, stateless).
+    ///
+    /// Stateless, any instance of a server can answer any request, so servers scale out
+    /// behind a load balancer; but a server cannot send its client a request of its own, so a
+    /// tool's question ([`Context::elicit`](toolsmith::Context::elicit),
+    /// [`Context::sample`](toolsmith::Context::sample)) reaches a client only on protocol
+    /// 2026-07-28, which asks through `input_required` results. With sessions, `initialize`
+    /// opens one (its id in the `Mcp-Session-Id` header, which every later request carries),
+    /// the server asks clients of earlier protocols through their session, `GET` opens the
+    /// session's stream of server messages and `DELETE` ends it. Sessions are held in this
+    /// process: at most [`with_max_sessions`](Self::with_max_sessions) at once, each closed
+    /// after [`with_session_idle_timeout`](Self::with_session_idle_timeout) unused.
+    pub fn with_sessions(mut self, sessions: bool) -> Self {
+        self.sessions = sessions;
+        self
+    }
+
+    /// How many HTTP sessions may be open at once; past it, an `initialize` is answered with
+    /// status 503 and a JSON-RPC error saying so. Default 1024.
+    pub fn with_max_sessions(mut self, sessions: usize) -> Self {
+        self.max_sessions = sessions;
+        self
+    }
+
+    /// How long an HTTP session may go unused before the server closes it (its client then
+    /// gets 404 and starts another). Default 5 minutes.
+    pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.session_idle_timeout = timeout;
+        self
+    }
+
+    /// Whether streamable HTTP keeps sessions.
+    pub fn sessions(&self) -> bool {
+        self.sessions
+    }
+
+    /// How many HTTP sessions may be open at once.
+    pub fn max_sessions(&self) -> usize {
+        self.max_sessions
+    }
+
+    /// How long an HTTP session may go unused.
+    pub fn session_idle_timeout(&self) -> Duration {
+        self.session_idle_timeout
+    }
+
     /// How long an HTTP server that was told to stop waits for the requests in flight to be
     /// answered before it drops them (zero: not at all). Default 10 s.
     pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
@@ -303,6 +358,7 @@ impl McpConfig {
             ("max_concurrent_calls", self.max_concurrent_calls),
             ("max_connections", self.max_connections),
             ("max_queued_calls", self.max_queued_calls),
+            ("max_sessions", self.max_sessions),
         ];
         for (setting, count) in counts {
             if count == 0 {
@@ -314,6 +370,7 @@ impl McpConfig {
             ("header_read_timeout", self.header_read_timeout),
             ("body_read_timeout", self.body_read_timeout),
             ("idle_timeout", self.idle_timeout),
+            ("session_idle_timeout", self.session_idle_timeout),
         ];
         for (setting, timeout) in timeouts {
             if timeout.is_zero() {
@@ -366,6 +423,9 @@ impl Default for McpConfig {
             body_read_timeout: Self::DEFAULT_BODY_READ_TIMEOUT,
             idle_timeout: Self::DEFAULT_IDLE_TIMEOUT,
             shutdown_timeout: Self::DEFAULT_SHUTDOWN_TIMEOUT,
+            sessions: false,
+            max_sessions: Self::DEFAULT_MAX_SESSIONS,
+            session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
             max_queued_calls: Self::DEFAULT_MAX_QUEUED_CALLS,
         }
     }

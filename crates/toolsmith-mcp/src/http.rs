@@ -13,6 +13,7 @@ mod connection;
 pub(crate) mod guard;
 mod message;
 mod reply;
+mod sessions;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -28,7 +29,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use rmcp::ServiceExt;
-use rmcp::model::{ClientJsonRpcMessage, ErrorData};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData};
 use rmcp::service::ServerInitializeError;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -44,6 +45,7 @@ use crate::server::McpServer;
 use self::connection::{Answer, Clock, InFlight, TimedIo, Timeouts};
 use self::guard::Guard;
 use self::reply::Response;
+use self::sessions::BoundedSessions;
 
 impl McpServer {
     /// Serves one client over `read` and `write` (newline-delimited JSON-RPC, as on stdio) until
@@ -106,6 +108,26 @@ impl McpServer {
         )
     }
 
+    /// rmcp's streamable HTTP service keeping sessions in `sessions` (see
+    /// [`McpConfig::with_sessions`](crate::McpConfig::with_sessions)): each session is served
+    /// by a handle of its own on this server, which can ask the session's client.
+    pub(crate) fn http_session_service(
+        &self,
+        sessions: Arc<BoundedSessions>,
+    ) -> StreamableHttpService<McpServer, BoundedSessions> {
+        let guard = Guard::new(self.config());
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(true)
+            .with_json_response(true)
+            .with_sse_keep_alive(None)
+            .with_max_request_body_bytes(self.config().max_request_bytes())
+            .with_allowed_hosts(guard.rmcp_hosts())
+            .with_allowed_origins(guard.rmcp_origins())
+            .enforce_origin_validation();
+        let server = self.clone();
+        StreamableHttpService::new(move || Ok(server.for_connection()), sessions, config)
+    }
+
     /// Serves streamable HTTP on `listener` until `shutdown` resolves; then stops accepting
     /// (new connections are refused), lets the requests in flight be answered for up to the
     /// [shutdown timeout](crate::McpConfig::with_shutdown_timeout), drops what is left, and
@@ -120,7 +142,8 @@ impl McpServer {
     ///
     /// Each request is checked before rmcp's service sees it, and refused with a JSON-RPC error
     /// (id `null` where none is known) and the status that says why: another method than POST
-    /// (405), a `Host` or `Origin` that is not allowed (403), a content type that is not
+    /// (405; with [sessions](crate::McpConfig::with_sessions), GET and DELETE are served too),
+    /// an `initialize` past the [session limit](crate::McpConfig::with_max_sessions) (503), a `Host` or `Origin` that is not allowed (403), a content type that is not
     /// `application/json` (415), a body declared or found larger than the
     /// [limit](crate::McpConfig::with_max_request_bytes) (413, at once for a declared one),
     /// a body slower than its timeout (408), a body that is not UTF-8 JSON nested at most 128
@@ -399,20 +422,62 @@ async fn serve_connection(
 /// What stands before rmcp's HTTP service: the checks of every request.
 #[derive(Clone)]
 struct Front {
-    service: StreamableHttpService<McpServer, NeverSessionManager>,
+    service: Service,
     guard: Arc<Guard>,
     max_request_bytes: usize,
     body_read_timeout: Duration,
 }
 
+/// rmcp's service, stateless or keeping sessions.
+#[derive(Clone)]
+enum Service {
+    Stateless(StreamableHttpService<McpServer, NeverSessionManager>),
+    Sessions {
+        service: StreamableHttpService<McpServer, BoundedSessions>,
+        sessions: Arc<BoundedSessions>,
+    },
+}
+
+impl Service {
+    async fn handle<B>(&self, request: hyper::Request<B>) -> Response
+    where
+        B: Body + Send + 'static,
+        B::Error: std::fmt::Display,
+    {
+        match self {
+            Service::Stateless(service) => service.handle(request).await,
+            Service::Sessions { service, .. } => service.handle(request).await,
+        }
+    }
+}
+
 impl Front {
     fn new(server: &McpServer) -> Self {
+        let config = server.config();
+        let service = if config.sessions() {
+            let sessions = Arc::new(BoundedSessions::new(
+                config.max_sessions(),
+                config.session_idle_timeout(),
+            ));
+            Service::Sessions {
+                service: server.http_session_service(Arc::clone(&sessions)),
+                sessions,
+            }
+        } else {
+            Service::Stateless(server.http_service())
+        };
         Front {
-            service: server.http_service(),
-            guard: Arc::new(Guard::new(server.config())),
-            max_request_bytes: server.config().max_request_bytes(),
-            body_read_timeout: server.config().body_read_timeout(),
+            service,
+            guard: Arc::new(Guard::new(config)),
+            max_request_bytes: config.max_request_bytes(),
+            body_read_timeout: config.body_read_timeout(),
         }
+    }
+
+    /// Whether requests other than POST are served: `GET` (a session's stream of server
+    /// messages) and `DELETE` (the session's end), with sessions.
+    fn keeps_sessions(&self) -> bool {
+        matches!(self.service, Service::Sessions { .. })
     }
 
     async fn handle(
@@ -428,6 +493,12 @@ impl Front {
         if let Some(refusal) = self.refuse_head(&request) {
             return refusal;
         }
+        if request.method() != hyper::Method::POST {
+            // A session's `GET` or `DELETE` (`refuse_head` let no other through): no body to
+            // read, rmcp's to answer.
+            let response = self.service.handle(request).await;
+            return reply::as_json_rpc(response, None).await;
+        }
         let (parts, body) = request.into_parts();
         let bytes = match self.read_body(body).await {
             Ok(bytes) => bytes,
@@ -440,11 +511,28 @@ impl Front {
             return not_a_message_reply(not_a_message);
         }
         // Here `bytes` is known to be one JSON object: UTF-8, nested within the limit.
-        let id = match message::read(&bytes) {
-            Ok(ClientJsonRpcMessage::Request(request)) => Some(request.id),
-            Ok(_) => None,
+        let (id, initialize) = match message::read(&bytes) {
+            Ok(ClientJsonRpcMessage::Request(request)) => (
+                Some(request.id),
+                matches!(request.request, ClientRequest::InitializeRequest(_)),
+            ),
+            Ok(_) => (None, false),
             Err(not_a_message) => return not_a_message_reply(not_a_message),
         };
+        if initialize
+            && let Service::Sessions { sessions, .. } = &self.service
+            && let Some(open) = sessions.is_full().await
+        {
+            let error = ErrorData::new(
+                rmcp::model::ErrorCode::INTERNAL_ERROR,
+                format!(
+                    "Service Unavailable: the server has {open} sessions open, its limit; try \
+                     again later"
+                ),
+                Some(json!({"max_sessions": open})),
+            );
+            return reply::error(StatusCode::SERVICE_UNAVAILABLE, error, id);
+        }
         let response = self
             .service
             .handle(hyper::Request::from_parts(parts, Full::new(bytes)))
@@ -459,16 +547,35 @@ impl Front {
             let error = ErrorData::invalid_request(refusal.message(), None);
             return Some(refused(request, refusal.status(), error));
         }
-        if request.method() != hyper::Method::POST {
-            let message = format!(
-                "Method Not Allowed: this MCP endpoint answers POST (a JSON-RPC message), not {}",
-                request.method()
-            );
+        let method = request.method();
+        if self.keeps_sessions()
+            && (method == hyper::Method::GET || method == hyper::Method::DELETE)
+        {
+            return None;
+        }
+        if method != hyper::Method::POST {
+            let (allowed, message) = if self.keeps_sessions() {
+                (
+                    "POST, GET, DELETE",
+                    format!(
+                        "Method Not Allowed: this MCP endpoint answers POST (a JSON-RPC message), \
+                         GET (a session's stream) and DELETE (a session's end), not {method}"
+                    ),
+                )
+            } else {
+                (
+                    "POST",
+                    format!(
+                        "Method Not Allowed: this MCP endpoint answers POST (a JSON-RPC message), \
+                         not {method}"
+                    ),
+                )
+            };
             let error = ErrorData::invalid_request(message, None);
             let mut response = refused(request, StatusCode::METHOD_NOT_ALLOWED, error);
             response
                 .headers_mut()
-                .insert(ALLOW, HeaderValue::from_static("POST"));
+                .insert(ALLOW, HeaderValue::from_static(allowed));
             return Some(response);
         }
         let content_type = request

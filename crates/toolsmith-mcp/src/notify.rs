@@ -26,7 +26,7 @@ use std::task::{Poll, Waker};
 use rmcp::RoleServer;
 use rmcp::model::{
     LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    RequestMetaObject,
+    ProtocolVersion, RequestMetaObject,
 };
 use rmcp::service::Peer;
 use serde_json::Value;
@@ -169,7 +169,10 @@ fn log_level(meta: &RequestMetaObject, session_level: Option<LogLevel>) -> Optio
     if let Some(level) = meta.log_level() {
         return Some(from_rmcp(level));
     }
-    if meta.protocol_version().is_some() {
+    if meta
+        .protocol_version()
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28)
+    {
         // Protocol 2026-07-28: a request asks for log messages itself, or gets none.
         return None;
     }

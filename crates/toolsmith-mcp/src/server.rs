@@ -362,7 +362,7 @@ impl McpServer {
     /// Whether this connection's calls can ask its client (`elicitation/create`,
     /// `sampling/createMessage`): where the client's answer can come back.
     fn can_ask(&self) -> bool {
-        self.lasting
+        self.lasting || self.shared.config.sessions()
     }
 
     /// This server for a lasting connection (stdio, a byte stream), which is told when the

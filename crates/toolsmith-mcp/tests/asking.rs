@@ -87,7 +87,11 @@ async fn a_state_this_server_did_not_give_for_the_call_is_refused() {
     let both = json!({"elicitation": {}, "sampling": {}});
     let first = call_2026(&mut client, "book", both.clone(), json!({})).await;
     let state = first["result"]["requestState"].as_str().unwrap().to_owned();
-    for forged in [state.as_str(), "not json", r#"{"v": 1, "tool": "plan_trip"}"#] {
+    for forged in [
+        state.as_str(),
+        "not json",
+        r#"{"v": 1, "tool": "plan_trip"}"#,
+    ] {
         // `book`'s state given for `plan_trip`, text that is not a state, a state with no
         // answers.
         let answer = call_2026(

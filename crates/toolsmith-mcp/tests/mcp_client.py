@@ -3,6 +3,7 @@
 Usage: mcp_client.py stdio COMMAND [ARG...]   (the client launches the server)
        mcp_client.py stdio-legacy COMMAND [ARG...]   (the same, with the initialize handshake)
        mcp_client.py http URL   (sending `Authorization: Bearer ada`, which the server reads)
+       mcp_client.py http-legacy URL   (the same, with the initialize handshake)
 
 By default the client negotiates as it does out of the box (probing `server/discover`, then the
 newest protocol both sides speak); `stdio-legacy` forces the pre-2026 `initialize` handshake.
@@ -57,7 +58,9 @@ async def progress_of(client):
 
 async def cancelled_call(client):
     """Starts `hold`, cancels it once the tool has said it started, then asks the server how many
-    cancellations its tools saw (until one is seen, for a while)."""
+    more cancellations its tools saw than before (until one more is seen, for a while: the count
+    is the server process's, which may serve other clients first)."""
+    before = int((await call(client, "cancellations", {}))["text"])
     started = anyio.Event()
 
     async def on_progress(progress, total, message):
@@ -74,7 +77,7 @@ async def cancelled_call(client):
     seen = None
     with anyio.move_on_after(PATIENCE):
         while seen != "1":
-            seen = (await call(client, "cancellations", {}))["text"]
+            seen = str(int((await call(client, "cancellations", {}))["text"]) - before)
             if seen != "1":
                 await anyio.sleep(0.02)
     return {"cancellations_seen": seen, "after": await call(client, "add", {"a": 1, "b": 1})}
@@ -169,8 +172,8 @@ async def whoami_without_header(url):
 def main():
     transport, *rest = sys.argv[1:]
     mode = "auto"
-    if transport == "stdio-legacy":
-        transport, mode = "stdio", "legacy"
+    if transport in ("stdio-legacy", "http-legacy"):
+        transport, mode = transport.split("-")[0], "legacy"
     if transport == "stdio":
         report = asyncio.run(drive(StdioServerParameters(command=rest[0], args=rest[1:]), mode))
     elif transport == "http":

@@ -1,8 +1,10 @@
 //! The official MCP Python SDK's client against a toolsmith server, over stdio (the client
 //! launches this test binary as the server; once negotiating as it does by default, once with the
-//! `initialize` handshake) and over streamable HTTP (served in-process): initialize, list, calls,
+//! `initialize` handshake) and over streamable HTTP (served in-process; once stateless on the
+//! client's default protocol, once with sessions and the handshake): initialize, list, calls,
 //! errors, parallel calls, an async tool, progress, cancellation, log messages, every kind of
-//! content, and request data from an HTTP header.
+//! content, request data from an HTTP header, and tools asking the client (elicitation,
+//! sampling).
 //!
 //! A test binary of its own (`harness = false`): started with `--serve-stdio` it is the server,
 //! whose stdout must carry nothing but protocol messages, which libtest's output would break.
@@ -43,13 +45,20 @@ fn main() -> ExitCode {
     };
     let stdio = over_stdio(&python, "stdio");
     let legacy = over_stdio(&python, "stdio-legacy");
-    let http = over_http(&python);
+    let http = over_http(&python, McpConfig::default(), "http");
+    // Sessions, and the handshake: the server asks its client through the session.
+    let sessions = over_http(
+        &python,
+        McpConfig::default().with_sessions(true),
+        "http-legacy",
+    );
     let mut failed = 0;
     let mut passed = 1;
     let runs = [
         ("stdio", &stdio),
         ("stdio_initialize", &legacy),
         ("http", &http),
+        ("http_sessions_initialize", &sessions),
     ];
     for (transport, report) in runs {
         println!(
@@ -218,10 +227,10 @@ fn over_stdio(python: &Path, transport: &str) -> Value {
     run_client(python, &[transport, me.to_str().unwrap(), "--serve-stdio"])
 }
 
-fn over_http(python: &Path) -> Value {
+fn over_http(python: &Path, config: McpConfig, transport: &str) -> Value {
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (registry, _gate) = common::registry();
-    let server = McpServer::new(registry, McpConfig::default())
+    let server = McpServer::new(registry, config)
         .unwrap()
         .with_request_data(common::caller_from_header);
     let listener = runtime
@@ -229,7 +238,7 @@ fn over_http(python: &Path) -> Value {
         .unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     runtime.spawn(async move { server.serve_http(listener, std::future::pending()).await });
-    let report = run_client(python, &["http", &url]);
+    let report = run_client(python, &[transport, &url]);
     runtime.shutdown_background();
     report
 }
