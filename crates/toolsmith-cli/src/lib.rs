@@ -56,7 +56,8 @@
 //!   (imported as by `schema --from-json-schema`, warnings and `--strict-import` alike).
 //! - `mcp [--http HOST:PORT]`: the tools served over MCP ([`toolsmith_mcp`]) on the process's
 //!   own stdin and stdout (not the streams given to [`run`]; stdout then carries only protocol
-//!   messages), or over stateless streamable HTTP at HOST:PORT (a name is resolved), printing
+//!   messages), or over streamable HTTP at HOST:PORT (a name is resolved; stateless, or with
+//!   sessions by `--sessions`, `--max-sessions`, `--session-idle-timeout`), printing
 //!   `toolsmith: listening on http://ADDR/mcp` on stderr once bound and stopping gracefully on
 //!   SIGTERM or SIGINT (exit 0). Over HTTP it answers loopback `Host` names and each
 //!   `--allow-host HOST`, browser origins on those hosts and each `--allow-origin ORIGIN`;
@@ -219,7 +220,7 @@ enum Command {
     ///
     /// Over stdio, stdout carries only protocol messages; the server runs until the client
     /// closes stdin, or SIGTERM or SIGINT. Over HTTP it is stateless (any instance can answer
-    /// any request), prints the address it listens on, and stops on SIGTERM or SIGINT, letting
+    /// any request) unless `--sessions` keeps sessions, prints the address it listens on, and stops on SIGTERM or SIGINT, letting
     /// calls in flight finish. `--tools`, `--rename` and `--prefix` choose what is served;
     /// `--stats FILE` writes the calls' repairs and errors to FILE. With `--mcp 'CMD ARG...'`
     /// it is a gateway: those servers' tools are served too, each call coerced and checked

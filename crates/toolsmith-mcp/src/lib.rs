@@ -1,7 +1,10 @@
 //! Serve any toolsmith [`Registry`] over the Model Context Protocol, and use any MCP server's
 //! tools as toolsmith tools, on `rmcp`, the official Rust MCP SDK. A registry is served over
-//! stdio (newline-delimited JSON-RPC) and over streamable HTTP, stateless (no session
-//! affinity, so any instance behind a load balancer can answer any request).
+//! stdio (newline-delimited JSON-RPC) and over streamable HTTP, stateless by default (no session
+//! affinity, so any instance behind a load balancer can answer any request) or keeping sessions
+//! ([`McpConfig::with_sessions`]). A tool may ask its client (elicitation, sampling): on protocol
+//! 2026-07-28 through `input_required` rounds on any transport, before it through requests on
+//! the client's connection or session.
 //!
 //! Every `tools/call` goes through toolsmith: through the registry's call path and its layers
 //! ([`Registry::call_entry`](toolsmith::Registry::call_entry)), the arguments coerced against the
@@ -146,7 +149,8 @@ pub fn serve_stdio_with(registry: Registry, config: McpConfig) -> Result<(), Ser
     served
 }
 
-/// Serves `registry` over streamable HTTP at `addr` with `config`, statelessly, until the process
+/// Serves `registry` over streamable HTTP at `addr` with `config` (stateless unless it keeps
+/// [sessions](McpConfig::with_sessions)), until the process
 /// receives SIGTERM or SIGINT; then stops gracefully (see [`McpServer::serve_http`]) and returns.
 /// `addr` is `HOST:PORT`, a name resolved as [`bind_http`] says (`localhost:8080`,
 /// `127.0.0.1:0` for a free port); the address bound is logged (`tracing`, INFO) as
