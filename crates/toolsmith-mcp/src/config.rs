@@ -225,14 +225,17 @@ impl McpConfig {
     }
 
     /// How many HTTP sessions may be open at once; past it, an `initialize` is answered with
-    /// status 503 and a JSON-RPC error saying so. Default 1024.
+    /// status 503 and a JSON-RPC error saying so, until a session ends (its client's `DELETE`,
+    /// or its idle timeout). Default 1024.
     pub fn with_max_sessions(mut self, sessions: usize) -> Self {
         self.max_sessions = sessions;
         self
     }
 
     /// How long an HTTP session may go unused before the server closes it (its client then
-    /// gets 404 and starts another). Default 5 minutes.
+    /// gets 404 and starts another). A session is unused while none of its requests is in
+    /// flight, from the end of the last one or its last message: a call that runs longer (a
+    /// tool waiting for a person's answer, say) keeps its session. Default 5 minutes.
     pub fn with_session_idle_timeout(mut self, timeout: Duration) -> Self {
         self.session_idle_timeout = timeout;
         self

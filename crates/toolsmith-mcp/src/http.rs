@@ -1,5 +1,5 @@
 //! The transports' entry points on [`McpServer`]: any byte streams, stdio, and streamable HTTP
-//! (stateless).
+//! (stateless, or keeping sessions: [`sessions`]).
 //!
 //! The HTTP server is hyper's, with what a server facing clients it does not control needs
 //! around it: an accept loop that no error ends (it backs off and keeps serving), a cap on open
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Empty, Full, LengthLimitError, Limited};
 use hyper::StatusCode;
 use hyper::body::Body;
 use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
@@ -29,14 +29,15 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use rmcp::ServiceExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorData};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
 use rmcp::service::ServerInitializeError;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::error::ServeError;
@@ -108,10 +109,27 @@ impl McpServer {
         )
     }
 
-    /// rmcp's streamable HTTP service keeping sessions in `sessions` (see
-    /// [`McpConfig::with_sessions`](crate::McpConfig::with_sessions)): each session is served
-    /// by a handle of its own on this server, which can ask the session's client.
-    pub(crate) fn http_session_service(
+    /// rmcp's streamable HTTP service alone, keeping sessions (see
+    /// [`McpConfig::with_sessions`](crate::McpConfig::with_sessions), whatever it is set to
+    /// here): `initialize` opens a session, served by a handle of its own on this server, which
+    /// can ask the session's client; `GET` opens its stream of server messages, `DELETE` ends
+    /// it. At most [`max_sessions`](crate::McpConfig::with_max_sessions) are open at once (an
+    /// `initialize` past them is answered with status 500 and a plain-text error saying so), each
+    /// closed after its [idle timeout](crate::McpConfig::with_session_idle_timeout). Sessions
+    /// live in the service, so mount one service (clones share them) on one instance, or route
+    /// each session's requests to the instance that opened it. As with
+    /// [`http_service`](McpServer::http_service), the server it is mounted in bounds
+    /// connections and time, and its refusals are plain text.
+    pub fn http_session_service(
+        &self,
+    ) -> StreamableHttpService<McpServer, impl SessionManager + use<>> {
+        let config = self.config();
+        let sessions = BoundedSessions::new(config.max_sessions(), config.session_idle_timeout());
+        self.http_service_keeping(Arc::new(sessions))
+    }
+
+    /// rmcp's streamable HTTP service keeping sessions in `sessions`.
+    fn http_service_keeping(
         &self,
         sessions: Arc<BoundedSessions>,
     ) -> StreamableHttpService<McpServer, BoundedSessions> {
@@ -143,13 +161,15 @@ impl McpServer {
     /// Each request is checked before rmcp's service sees it, and refused with a JSON-RPC error
     /// (id `null` where none is known) and the status that says why: another method than POST
     /// (405; with [sessions](crate::McpConfig::with_sessions), GET and DELETE are served too),
-    /// an `initialize` past the [session limit](crate::McpConfig::with_max_sessions) (503), a `Host` or `Origin` that is not allowed (403), a content type that is not
+    /// an `initialize` past the [session limit](crate::McpConfig::with_max_sessions) (503), a
+    /// `Host` or `Origin` that is not allowed (403), a content type that is not
     /// `application/json` (415), a body declared or found larger than the
     /// [limit](crate::McpConfig::with_max_request_bytes) (413, at once for a declared one),
     /// a body slower than its timeout (408), a body that is not UTF-8 JSON nested at most 128
     /// deep (400, parse error), a batch or anything but one JSON-RPC message (400, invalid
     /// request). rmcp's own refusals (an `Accept` without both JSON and event streams, 406; an
-    /// unknown protocol version, 400) come back as JSON-RPC errors too.
+    /// unknown protocol version, 400) come back as JSON-RPC errors too. With sessions, a
+    /// session's stream of server messages (its GET) ends when the server stops.
     ///
     /// ```no_run
     /// # async fn run(registry: toolsmith::Registry) -> Result<(), toolsmith_mcp::ServeError> {
@@ -175,7 +195,8 @@ impl McpServer {
             error,
         })?;
         let config = self.config();
-        let front = Front::new(self);
+        let (stop, stopping) = watch::channel(false);
+        let front = Front::new(self, stopping);
         let timeouts = Timeouts {
             header: config.header_read_timeout(),
             idle: config.idle_timeout(),
@@ -235,6 +256,9 @@ impl McpServer {
             }
         }
         drop(listener);
+        // Streams of server messages (a session's GET) end now; they would never end by
+        // themselves.
+        let _ = stop.send(true);
         while connections.try_join_next().is_some() {}
         let grace = config.shutdown_timeout();
         if !connections.is_empty() {
@@ -426,6 +450,8 @@ struct Front {
     guard: Arc<Guard>,
     max_request_bytes: usize,
     body_read_timeout: Duration,
+    /// Whether the server is stopping.
+    stopping: watch::Receiver<bool>,
 }
 
 /// rmcp's service, stateless or keeping sessions.
@@ -452,7 +478,7 @@ impl Service {
 }
 
 impl Front {
-    fn new(server: &McpServer) -> Self {
+    fn new(server: &McpServer, stopping: watch::Receiver<bool>) -> Self {
         let config = server.config();
         let service = if config.sessions() {
             let sessions = Arc::new(BoundedSessions::new(
@@ -460,7 +486,7 @@ impl Front {
                 config.session_idle_timeout(),
             ));
             Service::Sessions {
-                service: server.http_session_service(Arc::clone(&sessions)),
+                service: server.http_service_keeping(Arc::clone(&sessions)),
                 sessions,
             }
         } else {
@@ -471,6 +497,7 @@ impl Front {
             guard: Arc::new(Guard::new(config)),
             max_request_bytes: config.max_request_bytes(),
             body_read_timeout: config.body_read_timeout(),
+            stopping,
         }
     }
 
@@ -494,10 +521,7 @@ impl Front {
             return refusal;
         }
         if request.method() != hyper::Method::POST {
-            // A session's `GET` or `DELETE` (`refuse_head` let no other through): no body to
-            // read, rmcp's to answer.
-            let response = self.service.handle(request).await;
-            return reply::as_json_rpc(response, None).await;
+            return self.answer_without_body(request).await;
         }
         let (parts, body) = request.into_parts();
         let bytes = match self.read_body(body).await {
@@ -519,25 +543,54 @@ impl Front {
             Ok(_) => (None, false),
             Err(not_a_message) => return not_a_message_reply(not_a_message),
         };
-        if initialize
-            && let Service::Sessions { sessions, .. } = &self.service
-            && let Some(open) = sessions.is_full().await
-        {
-            let error = ErrorData::new(
-                rmcp::model::ErrorCode::INTERNAL_ERROR,
-                format!(
-                    "Service Unavailable: the server has {open} sessions open, its limit; try \
-                     again later"
-                ),
-                Some(json!({"max_sessions": open})),
-            );
-            return reply::error(StatusCode::SERVICE_UNAVAILABLE, error, id);
-        }
+        // A place for the session an `initialize` opens, held until rmcp has opened it.
+        let _place = match &self.service {
+            Service::Sessions { sessions, .. } if initialize => match sessions.reserve().await {
+                Ok(place) => Some(place),
+                Err(full) => {
+                    let error = ErrorData::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        format!("Service Unavailable: {full}"),
+                        Some(json!({"max_sessions": full.max})),
+                    );
+                    return reply::error(StatusCode::SERVICE_UNAVAILABLE, error, id);
+                }
+            },
+            _ => None,
+        };
         let response = self
             .service
             .handle(hyper::Request::from_parts(parts, Full::new(bytes)))
             .await;
         reply::as_json_rpc(response, id).await
+    }
+
+    /// rmcp's answer to a session's `GET` (its stream of server messages, which ends when the
+    /// server stops) or `DELETE` (its end); `refuse_head` lets no other method through. A body
+    /// is not read: the connection closes after the answer, if there is one.
+    async fn answer_without_body(
+        &self,
+        request: hyper::Request<hyper::body::Incoming>,
+    ) -> Response {
+        let has_body = !request.body().is_end_stream();
+        let request = request.map(|_| Empty::<Bytes>::new());
+        let response = reply::as_json_rpc(self.service.handle(request).await, None).await;
+        let mut stopping = self.stopping.clone();
+        let stopped = async move {
+            // Also when the server is gone: its sender dropped.
+            let _ = stopping.wait_for(|stopping| *stopping).await;
+        };
+        let streams = response.body().size_hint().exact().is_none();
+        let response = if streams {
+            response.map(|body| reply::until(body, stopped))
+        } else {
+            response
+        };
+        if has_body {
+            reply::closing(response)
+        } else {
+            response
+        }
     }
 
     /// The answer refusing a request before its body is read, if it is refused: for its `Host`

@@ -1,6 +1,9 @@
 //! Streamable HTTP with sessions (`McpConfig::with_sessions`): `initialize` opens one, later
 //! requests carry its id, `DELETE` ends it, an unknown id is 404, the number open is bounded
-//! with a clear refusal, and an idle one is closed; without sessions, none is ever issued.
+//! with a clear refusal, and an idle one is closed (but not while a call runs); a tool asks its
+//! client through the session; stopping the server ends the sessions' streams; the service
+//! alone (`McpServer::http_session_service`) keeps sessions too; without sessions, none is ever
+//! issued.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -89,14 +92,23 @@ async fn send(port: u16, method: &str, session: Option<&str>, body: Option<Value
 }
 
 fn initialize() -> Value {
+    initialize_with(json!({}))
+}
+
+fn initialize_with(capabilities: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
+        "protocolVersion": "2025-06-18", "capabilities": capabilities,
         "clientInfo": {"name": "test", "version": "1"}}})
 }
 
 /// Opens a session: its id.
 async fn open(port: u16) -> String {
-    let answer = send(port, "POST", None, Some(initialize())).await;
+    open_with(port, json!({})).await
+}
+
+/// Opens a session for a client with `capabilities`: its id.
+async fn open_with(port: u16, capabilities: Value) -> String {
+    let answer = send(port, "POST", None, Some(initialize_with(capabilities))).await;
     assert_eq!(answer.status, 200, "{:?}", answer.messages);
     let id = answer
         .header("mcp-session-id")
@@ -245,4 +257,176 @@ async fn get_opens_the_sessions_stream_of_server_messages() {
     let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
     assert!(head.starts_with("http/1.1 200"), "{head}");
     assert!(head.contains("content-type: text/event-stream"), "{head}");
+}
+
+/// An event stream being read: the JSON-RPC messages of its `data:` lines, as they come.
+struct Events {
+    stream: tokio::net::TcpStream,
+    text: String,
+    seen: usize,
+}
+
+impl Events {
+    /// Sends `request` (a whole HTTP request) and starts reading its answer.
+    async fn open(port: u16, request: String) -> Events {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        Events {
+            stream,
+            text: String::new(),
+            seen: 0,
+        }
+    }
+
+    /// The next message, within five seconds.
+    async fn next(&mut self) -> Value {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        loop {
+            let messages: Vec<Value> = self
+                .text
+                .lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str(data.trim()).ok())
+                .collect();
+            if let Some(message) = messages.into_iter().nth(self.seen) {
+                self.seen += 1;
+                return message;
+            }
+            let mut buffer = [0u8; 4096];
+            let read = tokio::time::timeout_at(deadline, self.stream.read(&mut buffer))
+                .await
+                .expect("a message comes")
+                .unwrap();
+            assert!(read > 0, "the stream ended: {}", self.text);
+            self.text
+                .push_str(&String::from_utf8_lossy(&buffer[..read]));
+        }
+    }
+}
+
+fn post_request(port: u16, session: &str, body: &Value) -> String {
+    let body = body.to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Mcp-Session-Id: {session}\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_asks_its_client_through_the_session_and_waiting_is_not_idleness() {
+    let idle = Duration::from_millis(200);
+    let config = McpConfig::default()
+        .with_sessions(true)
+        .with_session_idle_timeout(idle);
+    let port = serve(config).await;
+    let id = open_with(port, json!({"elicitation": {}})).await;
+    let mut call = Events::open(port, post_request(port, &id, &call("book", json!({})))).await;
+    let question = call.next().await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    // The person takes longer than the idle timeout to answer: the call is in flight, so the
+    // session stays.
+    tokio::time::sleep(idle * 2).await;
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+                        "result": {"action": "accept", "content": {"name": "Ada", "bags": 2}}});
+    let accepted = send(port, "POST", Some(&id), Some(answer)).await;
+    assert_eq!(accepted.status, 202, "{:?}", accepted.messages);
+    let result = call.next().await;
+    assert_eq!(result["id"], 2, "{result}");
+    assert_eq!(
+        result["result"]["content"][0]["text"], "booked for Ada with 2 bags",
+        "{result}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_server_ends_a_sessions_stream_of_server_messages() {
+    let (registry, _gate) = common::registry();
+    let server = McpServer::new(registry, McpConfig::default().with_sessions(true)).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(async move {
+        let shutdown = async {
+            let _ = stopped.await;
+        };
+        server.serve_http(listener, shutdown).await
+    });
+    let id = open(port).await;
+    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    let request = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: {id}\r\n\r\n"
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut head = [0u8; 12];
+    stream.read_exact(&mut head).await.unwrap();
+    assert_eq!(&head, b"HTTP/1.1 200");
+    stop.send(()).unwrap();
+    // Well within the shutdown timeout (10 s): the stream does not hold the server up.
+    let within = Duration::from_secs(3);
+    tokio::time::timeout(within, served)
+        .await
+        .expect("the server stops at once")
+        .unwrap()
+        .unwrap();
+    let mut rest = Vec::new();
+    tokio::time::timeout(within, stream.read_to_end(&mut rest))
+        .await
+        .expect("the stream ends")
+        .unwrap();
+}
+
+/// A POST of `body` to the service alone, with `session`.
+fn service_request(
+    body: &Value,
+    session: Option<&str>,
+) -> hyper::Request<http_body_util::Full<bytes::Bytes>> {
+    let mut request = hyper::Request::post("http://127.0.0.1/mcp")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-06-18");
+    if let Some(session) = session {
+        request = request.header("mcp-session-id", session);
+    }
+    request
+        .body(http_body_util::Full::new(bytes::Bytes::from(
+            body.to_string(),
+        )))
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_session_service_alone_opens_sessions_and_bounds_them() {
+    use http_body_util::BodyExt;
+
+    let (registry, _gate) = common::registry();
+    let server = McpServer::new(registry, McpConfig::default().with_max_sessions(1)).unwrap();
+    let service = server.http_session_service();
+    let opened = service.handle(service_request(&initialize(), None)).await;
+    assert_eq!(opened.status(), 200);
+    let id = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let accepted = service
+        .handle(service_request(&initialized, Some(&id)))
+        .await;
+    assert_eq!(accepted.status(), 202);
+
+    let refused = service.handle(service_request(&initialize(), None)).await;
+    assert_eq!(refused.status(), 500);
+    let body = refused.into_body().collect().await.unwrap().to_bytes();
+    let body = String::from_utf8_lossy(&body);
+    assert!(
+        body.contains("the server has 1 sessions open, its limit; try again later"),
+        "{body}"
+    );
 }

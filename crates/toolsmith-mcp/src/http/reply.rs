@@ -2,11 +2,14 @@
 //! says what went wrong.
 
 use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::StatusCode;
+use hyper::body::{Body, Frame, SizeHint};
 use hyper::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, HeaderValue};
 use rmcp::model::{ErrorCode, ErrorData, RequestId};
 use serde_json::{Map, Value, json};
@@ -75,6 +78,52 @@ pub(crate) async fn as_json_rpc(response: Response, id: Option<RequestId>) -> Re
     let (rewritten_parts, body) = rewritten.into_parts();
     parts.headers.extend(rewritten_parts.headers);
     hyper::Response::from_parts(parts, body)
+}
+
+/// `body`, ended early (cleanly, as a stream that is done) once `stopped` resolves: a stream
+/// that would not end by itself.
+pub(crate) fn until(
+    body: BoxBody<Bytes, Infallible>,
+    stopped: impl Future<Output = ()> + Send + Sync + 'static,
+) -> BoxBody<Bytes, Infallible> {
+    Until {
+        body,
+        stopped: Box::pin(stopped),
+    }
+    .boxed()
+}
+
+struct Until<F> {
+    body: BoxBody<Bytes, Infallible>,
+    stopped: Pin<Box<F>>,
+}
+
+impl<F: Future<Output = ()>> Body for Until<F> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        if self.stopped.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        // Ending early, it may be shorter than its own hint says.
+        let mut hint = SizeHint::new();
+        if let Some(upper) = self.body.size_hint().upper() {
+            hint.set_upper(upper);
+        }
+        hint
+    }
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
