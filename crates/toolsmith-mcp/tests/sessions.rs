@@ -222,6 +222,16 @@ async fn without_sessions_none_is_issued_and_only_post_is_served() {
     let answer = send(port, "POST", None, Some(initialize())).await;
     assert_eq!(answer.status, 200);
     assert_eq!(answer.header("mcp-session-id"), None);
+    // A session id a client sends anyway is ignored.
+    let called = send(
+        port,
+        "POST",
+        Some("no-such-session"),
+        Some(call("add", json!({"a": 1, "b": 2}))),
+    )
+    .await;
+    assert_eq!(called.status, 200);
+    assert_eq!(called.messages[0]["result"]["content"][0]["text"], "3");
     let get = send(port, "GET", None, None).await;
     assert_eq!(get.status, 405);
     assert_eq!(get.header("allow"), Some("POST"));
