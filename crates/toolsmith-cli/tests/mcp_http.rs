@@ -647,10 +647,64 @@ fn with_sessions_an_initialize_opens_one_and_past_the_limit_is_refused() {
         body.contains("the server has 1 sessions open, its limit; try again later"),
         "{body}"
     );
-    // Sessions are for HTTP.
+    // Sessions are for HTTP, and their limits for sessions.
     let (code, stderr) = run_bounded(toolsmith(&["--sessions"]));
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--http"), "{stderr}");
+    let (code, stderr) = run_bounded(toolsmith(&["--http", "127.0.0.1:0", "--max-sessions", "2"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--sessions"), "{stderr}");
+}
+
+#[test]
+fn with_sessions_sigterm_ends_a_sessions_stream_and_exits_at_once() {
+    if system_program("kill").is_none() {
+        return;
+    }
+    // A shutdown timeout longer than the test's patience: only a stream that ends lets the
+    // server exit in time.
+    let mut served = Served::binary(&["--sessions", "--shutdown-timeout", "60"]);
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}})
+    .to_string();
+    let mut stream = TcpStream::connect_timeout(&served.addr, PATIENCE).unwrap();
+    stream.set_read_timeout(Some(PATIENCE)).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{initialize}",
+        initialize.len()
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    let session = response
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no session id: {response}"));
+    // The session's stream of server messages, open.
+    let mut events = TcpStream::connect_timeout(&served.addr, PATIENCE).unwrap();
+    events.set_read_timeout(Some(PATIENCE)).unwrap();
+    write!(
+        events,
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nMcp-Session-Id: {session}\r\n\r\n"
+    )
+    .unwrap();
+    let mut status = [0u8; 12];
+    events.read_exact(&mut status).unwrap();
+    assert_eq!(&status, b"HTTP/1.1 200");
+    served.signal("TERM");
+    let exit = served
+        .exited_within(Duration::from_secs(5))
+        .expect("exited at once");
+    assert_eq!(exit.code(), Some(0), "{exit}");
 }
 
 #[test]
