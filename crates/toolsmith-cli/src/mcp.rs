@@ -85,7 +85,8 @@ pub struct McpArgs {
     #[arg(long, value_name = "N", value_parser = count, requires = "sessions",
           default_value_t = McpConfig::DEFAULT_MAX_SESSIONS)]
     max_sessions: usize,
-    /// How long an HTTP session may go unused before it is closed, in seconds.
+    /// How long an HTTP session may go unused before it is closed, in seconds (a request in
+    /// flight, say a call waiting for a person's answer, keeps it in use).
     #[arg(long, value_name = "SECONDS", value_parser = seconds, requires = "sessions",
           default_value_t = Seconds(McpConfig::DEFAULT_SESSION_IDLE_TIMEOUT))]
     session_idle_timeout: Seconds,
