@@ -7,7 +7,7 @@ use std::sync::mpsc::{Receiver, Sender};
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use toolsmith::Registry;
-use toolsmith::{Context, InsideRuntime, block_on};
+use toolsmith::{AskError, Context, InsideRuntime, block_on};
 use toolsmith_agent::{
     AgentError, Answer, AnswerText, Anthropic, BaseUrlError, Decision, Decisions, Event, EventSink,
     Gemini, LanguageModel, OpenAiCompatible, Paused, Question, QuestionAnswer, ReAct, Step,
@@ -148,17 +148,20 @@ impl AgentArgs {
         go: impl FnOnce(Option<&EventSink<'_>>) -> Result<Answered, InsideRuntime> + Send,
     ) -> Answered {
         let stream = self.stream;
+        // A question still queued was asked by a call of an earlier run (a sync tool that ran
+        // on past its run's end): nothing waits for its answer now.
+        notes.answer_stale();
         std::thread::scope(|scope| {
             let sender = notes.sender.clone();
             let worker = scope.spawn(move || {
-                let events = sender.clone();
+                // Says the run ended however it ends, a panic too: the terminal's thread waits
+                // for it.
+                let _done = Done(sender.clone());
                 let sink = move |event: Event| {
                     // The receiver outlives the run; a send cannot fail before it ends.
-                    let _ = events.send(Note::Event(event));
+                    let _ = sender.send(Note::Event(event));
                 };
-                let answered = go(stream.then_some(&sink as &EventSink<'_>));
-                let _ = sender.send(Note::Done);
-                answered
+                go(stream.then_some(&sink as &EventSink<'_>))
             });
             for note in notes.receiver.iter() {
                 match note {
@@ -170,6 +173,7 @@ impl AgentArgs {
                     Note::Done => break,
                 }
             }
+            notes.answer_stale();
             match worker.join() {
                 Ok(answered) => answered.unwrap_or(Err(AgentError::InsideRuntime)),
                 // A panic in the run is the program's bug: it goes on as it would have.
@@ -179,10 +183,32 @@ impl AgentArgs {
     }
 }
 
+/// Sends [`Note::Done`] when dropped.
+struct Done(Sender<Note>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let _ = self.0.send(Note::Done);
+    }
+}
+
 /// The channel a run's notes (events, questions, its end) come to the terminal's thread on.
 struct Notes {
     sender: Sender<Note>,
     receiver: Receiver<Note>,
+}
+
+impl Notes {
+    /// Answers the questions queued while no run is going on: the run that asked has ended.
+    fn answer_stale(&self) {
+        while let Ok(note) = self.receiver.try_recv() {
+            if let Note::Question(_, answer) = note {
+                answer.give(Err(AskError::Unsupported(
+                    "the run that asked has ended".to_owned(),
+                )));
+            }
+        }
+    }
 }
 
 /// What `--stream` shows: the model's text on stdout as it comes, each tool call and result

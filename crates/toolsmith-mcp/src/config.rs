@@ -47,6 +47,17 @@ pub struct McpConfig {
     sessions: bool,
     max_sessions: usize,
     session_idle_timeout: Duration,
+    request_state_key: Option<StateKey>,
+}
+
+/// The key `requestState` is sealed with; never shown.
+#[derive(Clone)]
+pub(crate) struct StateKey(pub(crate) Vec<u8>);
+
+impl std::fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("[redacted]")
+    }
 }
 
 impl McpConfig {
@@ -241,6 +252,21 @@ impl McpConfig {
         self
     }
 
+    /// The key the `requestState` of protocol 2026-07-28's questions is sealed with (at least
+    /// 32 bytes; HMAC-SHA256). Unless set, each server draws one at random, so a call that
+    /// asked must be called again on the same instance; give every instance behind a load
+    /// balancer the same secret key to let any of them take the retry. A key under 32 bytes is
+    /// refused when the server is made. Never shown in `Debug` output.
+    pub fn with_request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.request_state_key = Some(StateKey(key.into()));
+        self
+    }
+
+    /// The `requestState` key given, if any.
+    pub(crate) fn request_state_key(&self) -> Option<&[u8]> {
+        self.request_state_key.as_ref().map(|key| key.0.as_slice())
+    }
+
     /// Whether streamable HTTP keeps sessions.
     pub fn sessions(&self) -> bool {
         self.sessions
@@ -429,6 +455,7 @@ impl Default for McpConfig {
             sessions: false,
             max_sessions: Self::DEFAULT_MAX_SESSIONS,
             session_idle_timeout: Self::DEFAULT_SESSION_IDLE_TIMEOUT,
+            request_state_key: None,
             max_queued_calls: Self::DEFAULT_MAX_QUEUED_CALLS,
         }
     }

@@ -143,7 +143,7 @@ impl McpServer {
             .with_allowed_origins(guard.rmcp_origins())
             .enforce_origin_validation();
         let server = self.clone();
-        StreamableHttpService::new(move || Ok(server.for_connection()), sessions, config)
+        StreamableHttpService::new(move || Ok(server.for_session()), sessions, config)
     }
 
     /// Serves streamable HTTP on `listener` until `shutdown` resolves; then stops accepting

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams,
+    PaginatedRequestParams, ProtocolVersion, RequestId, RequestMetaObject, RequestStateCodec,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
@@ -25,7 +25,7 @@ use toolsmith::{
     LogLevel, Registry, Timeout, ToolError, ToolFuture, ToolResult, envelope,
 };
 
-use crate::ask::{self, ClientAsker, Rounds};
+use crate::ask::{self, ClientAsker, Question, Rounds};
 use crate::config::McpConfig;
 use crate::content::{error_result, success_result};
 use crate::error::ServeError;
@@ -83,6 +83,9 @@ pub struct McpServer {
     /// Whether this connection is told when the tools change: a lasting one (stdio, a byte
     /// stream), not a stateless HTTP request's.
     lasting: bool,
+    /// Whether a client's answer to a request of the server's can come back on this connection
+    /// (a lasting one, an HTTP session), so that a call can ask its client.
+    answerable: bool,
 }
 
 struct Shared {
@@ -101,6 +104,8 @@ struct Shared {
     /// Calls running at once (the concurrency limit): a call waits for one, in turn, before its
     /// tool is called, and holds it until its tool returns.
     running: Arc<Semaphore>,
+    /// What `requestState` is sealed with, on protocol 2026-07-28 (see [`Rounds`]).
+    request_state: Arc<RequestStateCodec>,
 }
 
 type RequestDataFn = dyn Fn(&CallRequest<'_>, &mut Context) + Send + Sync;
@@ -260,6 +265,7 @@ impl McpServer {
             .saturating_add(config.max_queued_calls())
             .min(Semaphore::MAX_PERMITS);
         let running = config.max_concurrent_calls().min(Semaphore::MAX_PERMITS);
+        let request_state = Arc::new(ask::request_state_codec(config.request_state_key())?);
         Ok(McpServer {
             shared: Arc::new(Shared {
                 tools: RwLock::new(Arc::new(tools)),
@@ -268,10 +274,12 @@ impl McpServer {
                 config,
                 places: Arc::new(Semaphore::new(places)),
                 running: Arc::new(Semaphore::new(running)),
+                request_state,
             }),
             session: Arc::default(),
             request_data: None,
             lasting: false,
+            answerable: false,
         })
     }
 
@@ -362,7 +370,7 @@ impl McpServer {
     /// Whether this connection's calls can ask its client (`elicitation/create`,
     /// `sampling/createMessage`): where the client's answer can come back.
     fn can_ask(&self) -> bool {
-        self.lasting || self.shared.config.sessions()
+        self.answerable
     }
 
     /// This server for a lasting connection (stdio, a byte stream), which is told when the
@@ -370,6 +378,16 @@ impl McpServer {
     pub(crate) fn for_lasting_connection(&self) -> McpServer {
         McpServer {
             lasting: true,
+            answerable: true,
+            ..self.for_connection()
+        }
+    }
+
+    /// This server for an HTTP session: a handle of its own, whose calls can ask the session's
+    /// client.
+    pub(crate) fn for_session(&self) -> McpServer {
+        McpServer {
+            answerable: true,
             ..self.for_connection()
         }
     }
@@ -382,6 +400,7 @@ impl McpServer {
             session: Arc::default(),
             request_data: self.request_data.clone(),
             lasting: false,
+            answerable: false,
         }
     }
 
@@ -452,8 +471,16 @@ impl McpServer {
         let rounds = match request.protocol_version() {
             Some(version) if version >= ProtocolVersion::V_2026_07_28 => {
                 let capabilities = request.meta.client_capabilities();
+                let text = match &arguments {
+                    CallArguments::Text(text) => {
+                        std::borrow::Cow::Borrowed(text.as_deref().unwrap_or("{}"))
+                    }
+                    CallArguments::Map(value) => std::borrow::Cow::Owned(value.to_string()),
+                };
                 Some(Arc::new(Rounds::new(
+                    &shared.request_state,
                     name,
+                    &text,
                     retry.input_responses,
                     retry.request_state.as_deref(),
                     capabilities.as_ref(),
@@ -576,7 +603,7 @@ enum Ran {
     /// The tool answered (or failed).
     Answered(ToolResult),
     /// The tool asked a question this round has no answer for: its key and request.
-    NeedsInput((String, Value)),
+    NeedsInput(Question),
 }
 
 /// How long the executor keeps polling for a blocking tool's answer before it sleeps until

@@ -111,6 +111,38 @@ async fn a_state_this_server_did_not_give_for_the_call_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_state_is_bound_to_the_arguments_of_its_call() {
+    let (mut client, _gate) = Client::connect(McpConfig::default()).await;
+    let both = json!({"elicitation": {}, "sampling": {}});
+    let call = |text: &str| {
+        json!({"name": "summarize", "arguments": {"text": text},
+                                   "_meta": meta(both.clone())})
+    };
+    let first = client.request("tools/call", call("the sky is blue")).await;
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(
+        !state.contains("sky"),
+        "the state is sealed, not plain: {state}"
+    );
+    let answer = json!({"role": "assistant", "content": {"type": "text", "text": "Blue."},
+                        "model": "m"});
+    let retry = |text: &str| {
+        let mut params = call(text);
+        params["inputResponses"] = json!({"q0": answer});
+        params["requestState"] = json!(state);
+        params
+    };
+    // The same call again, with the answer.
+    let again = client.request("tools/call", retry("the sky is blue")).await;
+    assert_eq!(text(&again), "Blue. (by m)", "{again}");
+    // Another text: the state is not this call's.
+    let other = client
+        .request("tools/call", retry("the sea is green"))
+        .await;
+    assert_eq!(other["error"]["code"], -32602, "{other}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_client_that_did_not_declare_the_capability_is_not_asked() {
     let (mut client, _gate) = Client::connect(McpConfig::default()).await;
     // Protocol 2026-07-28: the capabilities of the request's `_meta`.
@@ -119,7 +151,7 @@ async fn a_client_that_did_not_declare_the_capability_is_not_asked() {
     assert!(
         text(&answer).contains(
             "there is nobody to ask here: the client did not declare the `elicitation` \
-             capability in the request's `_meta`"
+             capability (for forms) in the request's `_meta`"
         ),
         "{answer}"
     );
@@ -160,4 +192,36 @@ async fn over_stateless_http_before_protocol_2026_the_tool_is_told_why_nobody_ca
         response.contains("there is nobody to ask here: the server serves HTTP without sessions"),
         "{response}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn servers_given_one_key_take_each_others_retries_and_a_short_key_is_refused() {
+    let key = b"a secret of at least thirty-two bytes!!".to_vec();
+    let config = || McpConfig::default().with_request_state_key(key.clone());
+    let (registry, _gate) = common::registry();
+    let first = McpServer::new(registry, config()).unwrap();
+    let (registry, _gate) = common::registry();
+    let second = McpServer::new(registry, config()).unwrap();
+    let mut asked = Client::connect_to(first).await;
+    let mut retried = Client::connect_to(second).await;
+    let both = json!({"elicitation": {}, "sampling": {}});
+    let round = call_2026(&mut asked, "book", both.clone(), json!({})).await;
+    let state = round["result"]["requestState"].clone();
+    let answer = json!({"action": "accept", "content": {"name": "Bo"}});
+    let done = call_2026(
+        &mut retried,
+        "book",
+        both,
+        json!({"inputResponses": {"q0": answer}, "requestState": state}),
+    )
+    .await;
+    assert_eq!(text(&done), "booked for Bo with 0 bags", "{done}");
+
+    let (registry, _gate) = common::registry();
+    let short = McpConfig::default().with_request_state_key(b"short".to_vec());
+    let Err(error) = McpServer::new(registry, short) else {
+        panic!("a short key was taken");
+    };
+    assert!(error.to_string().contains("request_state_key"), "{error}");
+    assert!(!format!("{:?}", config()).contains("secret"));
 }

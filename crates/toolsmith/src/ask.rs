@@ -141,7 +141,8 @@ pub struct Sampling {
     pub messages: Vec<SamplingMessage>,
     /// The system prompt, if any.
     pub system: Option<String>,
-    /// The most tokens the answer may have.
+    /// The most tokens the answer may have (an MCP client is told; an agent's own model
+    /// answers within its client's own setting).
     pub max_tokens: u32,
     /// The sampling temperature, where the tool wants one.
     pub temperature: Option<f64>,
@@ -276,10 +277,14 @@ impl Context {
     /// # Ok::<(), toolsmith::ToolError>(())
     /// ```
     ///
+    /// A caller may run the call again with the answers rather than wait for them (an MCP
+    /// server on protocol 2026-07-28 does: see `toolsmith-mcp`): ask before acting, and once
+    /// [`Context::is_cancelled`] says the call is over, do not act on the error a question got.
+    ///
     /// # Errors
     /// [`ToolError::NobodyToAsk`] when the caller gave no [`Asker`] or its asker cannot ask a
     /// person; [`ToolError::AskFailed`] when asking went wrong or the answer does not read as
-    /// a `T`; [`ToolError::Cancelled`] when the call is cancelled while it waits;
+    /// a `T`; [`ToolError::Cancelled`] when the call is cancelled before or while it waits;
     /// [`ToolError::Failed`] when `T` cannot be a form (a bug in the tool).
     pub async fn elicit<T: Describe + DeserializeOwned>(
         &self,
@@ -357,6 +362,11 @@ impl Context {
         ask: AskFuture<'_, T>,
         asking: Asking,
     ) -> Result<T, ToolError> {
+        let tool = self.tool_label();
+        // A call cancelled already asks nobody.
+        if self.is_cancelled() {
+            return Err(ToolError::Cancelled { tool });
+        }
         let mut ask = ask;
         let mut cancelled = self.cancelled();
         let answer = std::future::poll_fn(|cx| {
@@ -369,7 +379,6 @@ impl Context {
             }
         })
         .await;
-        let tool = self.tool_label();
         match answer {
             None => Err(ToolError::Cancelled { tool }),
             Some(Ok(answer)) => Ok(answer),
