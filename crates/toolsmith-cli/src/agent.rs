@@ -16,7 +16,7 @@ use toolsmith_agent::{
 use crate::error::UsageError;
 use crate::input::find_tool;
 use crate::output::Outcome;
-use crate::person::{Note, TerminalPerson, fill_in};
+use crate::person::{Note, TerminalPerson, fill_in, printable};
 use crate::upstream::Upstreams;
 
 /// The API a model is asked through.
@@ -271,21 +271,6 @@ impl<'o> Shown<'o> {
         self.end_line();
         whole
     }
-}
-
-/// `text` safe to show on a terminal: control characters (which could move the cursor, rewrite
-/// the line a person is about to answer, or change the terminal's state) written as escapes;
-/// line breaks and tabs kept where `lines` says.
-fn printable(text: &str, lines: bool) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() && !(lines && (c == '\n' || c == '\t')) {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 /// `text` cut after `limit` characters, on one line.

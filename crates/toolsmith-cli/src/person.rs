@@ -106,7 +106,7 @@ pub(crate) fn fill_in(
     let _ = writeln!(
         stderr,
         "toolsmith: a tool asks: {}",
-        printable(&question.message)
+        printable(&question.message, false)
     );
     loop {
         let Some(line) = prompt(answers, stderr, "Answer it? [y]es / [n]o: ") else {
@@ -129,14 +129,18 @@ pub(crate) fn fill_in(
         let field = Field::read(name, field, required.contains(&name.as_str()));
         let _ = writeln!(stderr, "{}", field.describe());
         let value = loop {
-            let Some(line) = prompt(answers, stderr, &format!("{}: ", printable(name))) else {
+            let Some(line) = prompt(answers, stderr, &format!("{}: ", printable(name, false)))
+            else {
                 return Ok(Elicited::Cancel);
             };
             if line.is_empty() {
                 match (&field.default, field.required) {
                     (Some(default), _) => break Some(default.clone()),
                     (None, false) => break None,
-                    (None, true) => continue,
+                    (None, true) => {
+                        let _ = writeln!(stderr, "  this one is required: {}", field.takes());
+                        continue;
+                    }
                 }
             }
             match field.parse(&line) {
@@ -174,6 +178,10 @@ struct Field {
     kind: Kind,
     default: Option<Value>,
     required: bool,
+    /// The bounds the form states: a number's `minimum` and `maximum`, a text's `minLength`
+    /// and `maxLength` (in characters), a set of choices' `minItems` and `maxItems`.
+    least: Option<f64>,
+    most: Option<f64>,
 }
 
 enum Kind {
@@ -199,61 +207,94 @@ impl Field {
             }
             _ => Kind::Text,
         };
+        let (least, most) = match kind {
+            Kind::Integer | Kind::Number => ("minimum", "maximum"),
+            Kind::Text => ("minLength", "maxLength"),
+            Kind::Choices(_) => ("minItems", "maxItems"),
+            Kind::Boolean | Kind::Choice(_) => ("", ""),
+        };
         Field {
             name: name.to_owned(),
             description: schema["description"].as_str().map(str::to_owned),
             kind,
             default: schema.get("default").cloned(),
             required,
+            least: schema.get(least).and_then(Value::as_f64),
+            most: schema.get(most).and_then(Value::as_f64),
         }
+    }
+
+    /// Whether `size` (a number, a text's length, how many choices) is within the bounds.
+    fn within(&self, size: f64) -> bool {
+        self.least.is_none_or(|least| size >= least) && self.most.is_none_or(|most| size <= most)
     }
 
     /// The field as shown before its prompt: name, description, options, default.
     fn describe(&self) -> String {
-        let mut out = format!("  {}", printable(&self.name));
+        let mut out = format!("  {}", printable(&self.name, false));
         if let Some(description) = &self.description {
-            out.push_str(&format!(" - {}", printable(description)));
+            out.push_str(&format!(" - {}", printable(description, false)));
         }
         if !self.required {
             out.push_str(" (optional)");
         }
         if let Kind::Choice(options) | Kind::Choices(options) = &self.kind {
             for (at, (value, title)) in options.iter().enumerate() {
-                out.push_str(&format!("\n    {}) {}", at + 1, printable(value)));
+                out.push_str(&format!("\n    {}) {}", at + 1, printable(value, false)));
                 if let Some(title) = title {
-                    out.push_str(&format!(" - {}", printable(title)));
+                    out.push_str(&format!(" - {}", printable(title, false)));
                 }
             }
         }
         if let Some(default) = &self.default {
             out.push_str(&format!(
                 "\n    (empty for {})",
-                printable(&default.to_string())
+                printable(&default.to_string(), false)
             ));
         }
         out
     }
 
     /// What the field takes, said after an answer it could not read.
-    fn takes(&self) -> &'static str {
-        match self.kind {
+    fn takes(&self) -> String {
+        let what = match self.kind {
             Kind::Text => "type the text",
             Kind::Integer => "type a whole number",
             Kind::Number => "type a number",
             Kind::Boolean => "type y or n",
             Kind::Choice(_) => "type one option's number or value",
             Kind::Choices(_) => "type options' numbers or values, separated by commas",
+        };
+        let unit = match self.kind {
+            Kind::Text => " characters",
+            Kind::Choices(_) => " options",
+            _ => "",
+        };
+        match (self.least, self.most) {
+            (Some(least), Some(most)) => format!("{what}, from {least} to {most}{unit}"),
+            (Some(least), None) => format!("{what}, at least {least}{unit}"),
+            (None, Some(most)) => format!("{what}, at most {most}{unit}"),
+            (None, None) => what.to_owned(),
         }
     }
 
     /// `line` as the field's value, if it reads as one.
     fn parse(&self, line: &str) -> Option<Value> {
+        #[allow(clippy::cast_precision_loss)]
+        let count = |n: usize| n as f64;
         match &self.kind {
-            Kind::Text => Some(Value::String(line.to_owned())),
-            Kind::Integer => line.parse::<i64>().ok().map(Value::from),
+            Kind::Text => self
+                .within(count(line.chars().count()))
+                .then(|| Value::String(line.to_owned())),
+            Kind::Integer => {
+                let number = line.parse::<i64>().ok()?;
+                #[allow(clippy::cast_precision_loss)]
+                self.within(number as f64).then(|| Value::from(number))
+            }
             Kind::Number => line
                 .parse::<f64>()
                 .ok()
+                .filter(|number| self.within(*number))
                 .and_then(Number::from_f64)
                 .map(Value::Number),
             Kind::Boolean => match line {
@@ -266,6 +307,7 @@ impl Field {
                 .split(',')
                 .map(|part| pick(options, part.trim()).map(Value::String))
                 .collect::<Option<Vec<Value>>>()
+                .filter(|picked| self.within(count(picked.len())))
                 .map(Value::Array),
         }
     }
@@ -314,11 +356,15 @@ fn options(schema: &Value) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// `text` safe to show on a terminal: control characters written as escapes.
-fn printable(text: &str) -> String {
+/// `text` safe to show on a terminal: control characters (which could move the cursor, rewrite
+/// the line a person is about to answer, or change the terminal's state) and the invisible
+/// characters that reorder or hide text (bidirectional overrides, zero-width ones) written as
+/// escapes; line breaks and tabs kept where `lines` says.
+pub(crate) fn printable(text: &str, lines: bool) -> String {
+    let hidden = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}');
     text.chars()
         .map(|c| {
-            if c.is_control() {
+            if (c.is_control() && !(lines && (c == '\n' || c == '\t'))) || hidden(c) {
                 c.escape_default().to_string()
             } else {
                 c.to_string()

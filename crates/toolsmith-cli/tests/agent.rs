@@ -603,11 +603,11 @@ fn a_tools_question_is_asked_on_the_terminal_field_by_field() {
         ]
     };
     let server = FakeServer::start(script());
-    // Yes; a name after an empty (required) line; the default bags; a seat by its number after
-    // one that is no option.
+    // Yes; a name after an empty (required) line; the default bags after a count out of
+    // bounds; a seat by its number after one that is no option.
     let out = agent_answering(
         &["--base-url", server.base_url(), "Book me."],
-        "y\n\nAda\n\n3\n2\n",
+        "y\n\nAda\n300\n\n3\n2\n",
     );
     assert_eq!(out.exit, Exit::Success, "{}", out.stderr);
     assert_eq!(
@@ -630,6 +630,12 @@ fn a_tools_question_is_asked_on_the_terminal_field_by_field() {
         "{}",
         out.stderr
     );
+    for hint in [
+        "this one is required: type the text",
+        "type a whole number, from 0 to 255",
+    ] {
+        assert!(out.stderr.contains(hint), "{hint}: {}", out.stderr);
+    }
 
     // Declined, and with nothing to read, cancelled: the tool hears which.
     for (input, said) in [("n\n", "not booked: decline"), ("", "not booked: cancel")] {
