@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use crate::{Error, conformance, deny, e2e, fuzz, process, soak};
+use crate::{Error, conformance, deny, e2e, fuzz, layers, process, soak};
 
 /// Seconds each fuzz target runs in CI.
 const FUZZ_SECONDS: u64 = 20;
@@ -20,6 +20,8 @@ enum Check {
     Setup,
     /// `cargo xtask deny`: licenses, bans and sources of the dependency tree.
     Deny,
+    /// `cargo xtask layers`: each crate's dependencies against the layers.
+    Layers,
     /// `cargo xtask e2e`: the agent against a real local model.
     E2e,
     /// `cargo xtask soak`, short and on debug builds.
@@ -37,6 +39,7 @@ const STEPS: &[(&str, Check)] = &[
             env: &[],
         },
     ),
+    ("layers", Check::Layers),
     ("setup", Check::Setup),
     ("deny", Check::Deny),
     (
@@ -94,6 +97,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
             Check::Fuzz => fuzz_smoke(root),
             Check::Setup => crate::setup(root),
             Check::Deny => deny::run(root),
+            Check::Layers => layers::run(root),
             Check::E2e => e2e::run(root),
             Check::Soak => soak::run(root, &soak::Options::ci()),
             Check::Conformance => conformance::ci(root),
@@ -171,6 +175,7 @@ mod tests {
             names,
             [
                 "fmt",
+                "layers",
                 "setup",
                 "deny",
                 "clippy",

@@ -5,6 +5,7 @@
 //!   HTTP server, a short fuzz run, the real-model run);
 //! - `fuzz [TARGET] [--seconds N]`: build and run the cargo-fuzz targets in `fuzz/`;
 //! - `deny`: license, ban and source checks of the dependency tree with cargo-deny;
+//! - `layers`: each workspace crate's dependencies against the layers of ARCHITECTURE.md;
 //! - `setup`: the real peer programs tests and benchmarks run against (a Python venv; Node 22
 //!   and the MCP conformance suite), and cargo-deny (compiled once into `target/xtask-tools`);
 //! - `bench [NAME...]`: the benchmarks (all, or those named), output passed through;
@@ -28,6 +29,7 @@ mod conformance;
 mod deny;
 mod e2e;
 mod fuzz;
+mod layers;
 mod peers;
 mod process;
 mod soak;
@@ -39,7 +41,7 @@ const USAGE: &str = "\
 usage: cargo xtask <task>
 
 tasks:
-  ci                          fmt check, set-up, deny, clippy -D warnings, tests (with
+  ci                          fmt check, layers, set-up, deny, clippy -D warnings, tests (with
                               doctests), the conformance suite, docs without warnings, a
                               15 s soak per part, a 20 s fuzz run per target, then e2e
   setup                       install the peers tests run against into target/peers/venv,
@@ -49,6 +51,9 @@ tasks:
                               for N seconds each (default 20)
   deny                        cargo-deny check licenses bans sources (installs cargo-deny
                               first, as setup does, when it is not there)
+  layers                      each workspace crate's declared dependencies against the
+                              layers of ARCHITECTURE.md (which crates it may use, whether
+                              it may pull an async runtime)
   bench [NAME...]             run the benchmarks (all when no NAME is given)
   e2e                         the agent against a real local model served on 127.0.0.1
                               (builds llama-cpp-python into target/peers/llm once, ~5 min)
@@ -92,6 +97,7 @@ enum Task {
     Ci,
     Fuzz(fuzz::Options),
     Deny,
+    Layers,
     Setup,
     Bench(Vec<String>),
     E2e,
@@ -130,6 +136,7 @@ fn parse(args: &[String]) -> Result<Task, Error> {
         "ci" => no_options(Task::Ci),
         "fuzz" => fuzz::Options::parse(rest).map(Task::Fuzz),
         "deny" => no_options(Task::Deny),
+        "layers" => no_options(Task::Layers),
         "setup" => no_options(Task::Setup),
         "bench" => bench::parse(rest).map(Task::Bench),
         "e2e" => no_options(Task::E2e),
@@ -145,6 +152,7 @@ fn run(task: Task, root: &Path) -> Result<(), Error> {
         Task::Ci => ci::run(root),
         Task::Fuzz(options) => fuzz::run(root, &options),
         Task::Deny => deny::run(root),
+        Task::Layers => layers::run(root),
         Task::Setup => setup(root),
         Task::Bench(names) => bench::run(root, &names),
         Task::E2e => e2e::run(root),
