@@ -5,12 +5,11 @@
 use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolsmith::{Dialect, Policy, parse_arguments};
+use toolsmith::{Dialect, Policy, parse_arguments, value_kind};
 
 use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,
-    api_key_settings, check_base_url, cut_short, json_body, kind, standard_message,
-    transport_settings,
+    api_key_settings, check_base_url, cut_short, json_body, standard_message, transport_settings,
 };
 use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
@@ -454,7 +453,7 @@ fn message_reply(body: &Value, max_tokens: u32) -> Result<Reply, LmError> {
         Some(other) => {
             return Err(malformed(format!(
                 "its `content` is {}, not an array of blocks",
-                kind(other)
+                value_kind(other)
             )));
         }
         None => return Err(malformed("it has no `content` array".to_owned())),
@@ -466,7 +465,7 @@ fn message_reply(body: &Value, max_tokens: u32) -> Result<Reply, LmError> {
         let Some(object) = block.as_object() else {
             return Err(malformed(format!(
                 "content block {index} is {}, not an object",
-                kind(block)
+                value_kind(block)
             )));
         };
         match object.get("type").and_then(Value::as_str) {
@@ -554,7 +553,7 @@ fn parse_tool_use(index: usize, block: &Map<String, Value>) -> Result<ToolCall, 
         Some(other) => {
             return Err(malformed(format!(
                 "of `{name}` has {} as its `input`, not an object",
-                kind(other)
+                value_kind(other)
             )));
         }
         None => return Err(malformed(format!("of `{name}` has no `input`"))),

@@ -5,12 +5,11 @@ use std::fmt;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith::Dialect;
+use toolsmith::{Dialect, value_kind};
 
 use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,
-    api_key_settings, check_base_url, cut_short, json_body, kind, standard_message,
-    transport_settings,
+    api_key_settings, check_base_url, cut_short, json_body, standard_message, transport_settings,
 };
 use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
@@ -436,14 +435,14 @@ fn response_reply(body: &Value) -> Result<Reply, LmError> {
             Some(other) => {
                 return Err(malformed(format!(
                     "its `candidates[0].content.parts` is {}, not an array",
-                    kind(other)
+                    value_kind(other)
                 )));
             }
         },
         Some(other) => {
             return Err(malformed(format!(
                 "its `candidates[0].content` is {}, not an object",
-                kind(other)
+                value_kind(other)
             )));
         }
     };
@@ -462,7 +461,10 @@ fn response_reply(body: &Value) -> Result<Reply, LmError> {
             tool_calls.push(call);
         } else if let Some(text) = part.get("text") {
             let text = text.as_str().ok_or_else(|| {
-                malformed(format!("its part {i}'s `text` is {}, not text", kind(text)))
+                malformed(format!(
+                    "its part {i}'s `text` is {}, not text",
+                    value_kind(text)
+                ))
             })?;
             content.push_str(text);
         }
@@ -639,7 +641,7 @@ impl EventReader for ChunkReader<'_> {
                         return Err(LmError::Malformed {
                             reason: format!(
                                 "a chunk's `candidates[0].content.parts` is {}, not an array",
-                                kind(other)
+                                value_kind(other)
                             ),
                         });
                     }

@@ -789,18 +789,6 @@ pub(crate) fn json_body(text: &str) -> Result<Value, LmError> {
     })
 }
 
-/// A JSON value's kind, for messages: `a string`, `an object`, ...
-pub(crate) fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// An API key. Its `Debug` output is `[redacted]`, so that no client's `Debug` output can
 /// carry it, whatever the client's own `Debug` does.
 #[derive(Clone, PartialEq, Eq)]

@@ -4,11 +4,11 @@
 use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolsmith::Dialect;
+use toolsmith::{Dialect, value_kind};
 
 use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, api_key_settings,
-    check_base_url, cut_short, json_body, kind, standard_message, transport_settings,
+    check_base_url, cut_short, json_body, standard_message, transport_settings,
 };
 use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
@@ -275,7 +275,7 @@ fn completion_reply(body: &Value) -> Result<Reply, LmError> {
         Some(other) => {
             return Err(malformed(format!(
                 "its `content` is {}, not text",
-                kind(other)
+                value_kind(other)
             )));
         }
     };
@@ -289,7 +289,7 @@ fn completion_reply(body: &Value) -> Result<Reply, LmError> {
         Some(other) => {
             return Err(malformed(format!(
                 "its `tool_calls` is {}, not an array",
-                kind(other)
+                value_kind(other)
             )));
         }
     };

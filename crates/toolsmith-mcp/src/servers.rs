@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
+use toolsmith::value_kind;
 
 /// An MCP server to connect to.
 #[derive(Clone, PartialEq, Eq)]
@@ -277,7 +278,7 @@ pub fn parse_config(
     let Value::Object(servers) = servers else {
         return Err(whole(format!(
             "has `mcpServers` as {}, where an object of servers by name belongs",
-            kind(servers)
+            value_kind(servers)
         )));
     };
     let mut read = Vec::with_capacity(servers.len());
@@ -296,7 +297,7 @@ fn entry_object<'a>(name: &str, value: &'a Value) -> Result<&'a Map<String, Valu
         server: Some(name.to_owned()),
         message: format!(
             "is {}, where an object with `command` or `url` belongs",
-            kind(value)
+            value_kind(value)
         ),
     })
 }
@@ -323,7 +324,7 @@ impl<F: Fn(&str) -> Option<String>> Entry<'_, F> {
             Some(other) => {
                 return Err(self.error(format!(
                     "has `disabled` as {}, where `true` or `false` belongs",
-                    kind(other)
+                    value_kind(other)
                 )));
             }
         }
@@ -333,7 +334,7 @@ impl<F: Fn(&str) -> Option<String>> Entry<'_, F> {
             Some(other) => {
                 return Err(self.error(format!(
                     "has `type` as {}, where `stdio` or `http` belongs",
-                    kind(other)
+                    value_kind(other)
                 )));
             }
         };
@@ -400,7 +401,7 @@ impl<F: Fn(&str) -> Option<String>> Entry<'_, F> {
             Some(Value::String(text)) => self.expand(text, key).map(Some),
             Some(other) => Err(self.error(format!(
                 "has `{key}` as {}, where a string belongs",
-                kind(other)
+                value_kind(other)
             ))),
         }
     }
@@ -415,13 +416,13 @@ impl<F: Fn(&str) -> Option<String>> Entry<'_, F> {
                     Value::String(text) => self.expand(text, &format!("{key}[{at}]")),
                     other => Err(self.error(format!(
                         "has `{key}[{at}]` as {}, where a string belongs",
-                        kind(other)
+                        value_kind(other)
                     ))),
                 })
                 .collect(),
             Some(other) => Err(self.error(format!(
                 "has `{key}` as {}, where an array of strings belongs",
-                kind(other)
+                value_kind(other)
             ))),
         }
     }
@@ -442,13 +443,13 @@ impl<F: Fn(&str) -> Option<String>> Entry<'_, F> {
                     // The value is never repeated: it may be a secret.
                     other => Err(self.error(format!(
                         "has `{key}.{name}` as {}, where a string belongs",
-                        kind(other)
+                        value_kind(other)
                     ))),
                 })
                 .collect(),
             Some(other) => Err(self.error(format!(
                 "has `{key}` as {}, where an object of strings belongs",
-                kind(other)
+                value_kind(other)
             ))),
         }
     }
@@ -493,18 +494,6 @@ impl<F: Fn(&str) -> Option<String>> Entry<'_, F> {
         }
         out.push_str(rest);
         Ok(out)
-    }
-}
-
-/// What a JSON value is, in words.
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -1461,14 +1461,7 @@ fn too_deep(max_depth: usize) -> CoerceError {
 }
 
 fn not_an_object(value: Value) -> CoerceError {
-    let kind = match &value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    };
+    let kind = crate::value_kind(&value);
     CoerceError::new(
         "",
         ErrorCode::ArgumentsType,

@@ -546,6 +546,23 @@ impl IntoIterator for CoerceErrors {
     }
 }
 
+/// What a JSON value is, in words, for a message: `null`, `a boolean`, `a number`, `a string`,
+/// `an array` or `an object`.
+///
+/// ```
+/// assert_eq!(toolsmith_types::value_kind(&serde_json::json!([1])), "an array");
+/// ```
+pub fn value_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
 /// The candidate nearest to `given` when it is close enough to be a likely typo.
 ///
 /// A `given` longer than 256 bytes is no typo of a name and gets no suggestion, so the cost of a

@@ -6,9 +6,6 @@
 
 use std::fmt;
 use std::str::FromStr;
-use std::sync::OnceLock;
-
-use crate::lint::{Actual, Finding, FindingCode, Limit};
 
 /// Which receiver a schema is written for. A value, not a fork of the emitter: the emitter
 /// consults the dialect's rules as it walks, and coercion reads each dialect's wire shape back
@@ -100,39 +97,6 @@ impl Dialect {
             Dialect::Gemini => "gemini",
             Dialect::Mcp => "mcp",
         }
-    }
-
-    /// Whether `name` is a tool name this receiver accepts.
-    ///
-    /// ```
-    /// use toolsmith_types::Dialect;
-    ///
-    /// assert!(Dialect::Gemini.check_tool_name("weather.lookup").is_ok());
-    /// let refused = Dialect::OpenAi { strict: true }.check_tool_name("weather.lookup").unwrap_err();
-    /// assert_eq!(refused.code.as_str(), "tool_name");
-    /// assert_eq!(
-    ///     refused.message(),
-    ///     "tool `weather.lookup`: the name does not match ^[A-Za-z0-9_-]{1,64}$ (openai-strict)"
-    /// );
-    /// ```
-    ///
-    /// # Errors
-    /// A [`FindingCode::ToolName`] finding naming the pattern the name misses.
-    pub fn check_tool_name(self, name: &str) -> Result<(), Finding> {
-        let Some(pattern) = self.limits().tool_name else {
-            return Ok(());
-        };
-        if name_pattern(pattern).is_some_and(|regex| regex.is_match(name)) {
-            return Ok(());
-        }
-        Err(Finding {
-            dialect: self,
-            code: FindingCode::ToolName,
-            tool: Some(name.to_owned()),
-            pointer: None,
-            limit: Limit::Pattern(pattern),
-            actual: Actual::Text(name.to_owned()),
-        })
     }
 
     /// The rules the emitter applies for this dialect: the one table a new dialect is added to.
@@ -350,22 +314,6 @@ pub struct ReceiverLimits {
     pub union_parameters: Option<usize>,
 }
 
-/// The compiled form of a tool-name pattern from the limits table.
-fn name_pattern(pattern: &'static str) -> Option<&'static regex::Regex> {
-    static COMPILED: OnceLock<Vec<(&'static str, regex::Regex)>> = OnceLock::new();
-    COMPILED
-        .get_or_init(|| {
-            Dialect::ALL
-                .iter()
-                .filter_map(|dialect| dialect.limits().tool_name)
-                .filter_map(|source| regex::Regex::new(source).ok().map(|r| (source, r)))
-                .collect()
-        })
-        .iter()
-        .find(|(source, _)| *source == pattern)
-        .map(|(_, regex)| regex)
-}
-
 /// The `$schema` of JSON Schema 2020-12.
 const JSON_SCHEMA_2020_12: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -450,16 +398,7 @@ pub(crate) enum Objects {
 
 #[cfg(test)]
 mod tests {
-    use super::{Dialect, name_pattern};
-
-    #[test]
-    fn every_tool_name_pattern_compiles() {
-        for dialect in Dialect::ALL {
-            if let Some(pattern) = dialect.limits().tool_name {
-                assert!(name_pattern(pattern).is_some(), "{dialect}: {pattern}");
-            }
-        }
-    }
+    use super::Dialect;
 
     #[test]
     fn every_name_reads_back_as_its_dialect() {

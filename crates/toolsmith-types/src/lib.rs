@@ -56,6 +56,7 @@ pub use coerce::{Coerced, coerce, coerce_owned};
 pub use describe::{Describe, define, define_for};
 pub use diagnostics::{
     CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, pointer_push,
+    value_kind,
 };
 pub use dialect::{Dialect, ReceiverLimits, UnknownDialect};
 pub use emit::{EmitError, emit, parameters_schema};

@@ -9,6 +9,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::OnceLock;
 
 use serde_json::{Map, Value, json};
 
@@ -515,5 +516,73 @@ impl<'s> DepthWalk<'s> {
             }
         }
         None
+    }
+}
+
+/// The tool-name check lives with the linter that reports its finding, so that the dialect's
+/// tables depend on nothing.
+impl Dialect {
+    /// Whether `name` is a tool name this receiver accepts.
+    ///
+    /// ```
+    /// use toolsmith_types::Dialect;
+    ///
+    /// assert!(Dialect::Gemini.check_tool_name("weather.lookup").is_ok());
+    /// let refused = Dialect::OpenAi { strict: true }.check_tool_name("weather.lookup").unwrap_err();
+    /// assert_eq!(refused.code.as_str(), "tool_name");
+    /// assert_eq!(
+    ///     refused.message(),
+    ///     "tool `weather.lookup`: the name does not match ^[A-Za-z0-9_-]{1,64}$ (openai-strict)"
+    /// );
+    /// ```
+    ///
+    /// # Errors
+    /// A [`FindingCode::ToolName`] finding naming the pattern the name misses.
+    pub fn check_tool_name(self, name: &str) -> Result<(), Finding> {
+        let Some(pattern) = self.limits().tool_name else {
+            return Ok(());
+        };
+        if name_pattern(pattern).is_some_and(|regex| regex.is_match(name)) {
+            return Ok(());
+        }
+        Err(Finding {
+            dialect: self,
+            code: FindingCode::ToolName,
+            tool: Some(name.to_owned()),
+            pointer: None,
+            limit: Limit::Pattern(pattern),
+            actual: Actual::Text(name.to_owned()),
+        })
+    }
+}
+
+/// The compiled form of a tool-name pattern from the limits table.
+fn name_pattern(pattern: &'static str) -> Option<&'static regex::Regex> {
+    static COMPILED: OnceLock<Vec<(&'static str, regex::Regex)>> = OnceLock::new();
+    COMPILED
+        .get_or_init(|| {
+            Dialect::ALL
+                .iter()
+                .filter_map(|dialect| dialect.limits().tool_name)
+                .filter_map(|source| regex::Regex::new(source).ok().map(|r| (source, r)))
+                .collect()
+        })
+        .iter()
+        .find(|(source, _)| *source == pattern)
+        .map(|(_, regex)| regex)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_pattern;
+    use crate::dialect::Dialect;
+
+    #[test]
+    fn every_tool_name_pattern_compiles() {
+        for dialect in Dialect::ALL {
+            if let Some(pattern) = dialect.limits().tool_name {
+                assert!(name_pattern(pattern).is_some(), "{dialect}: {pattern}");
+            }
+        }
     }
 }
