@@ -18,7 +18,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::args::{Arguments, coerce_arguments};
+use crate::arguments::{Arguments, coerce_arguments};
 use crate::coerce::Coerced;
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode};
 use crate::import::{

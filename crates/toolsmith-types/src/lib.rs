@@ -33,7 +33,7 @@
 //! # Ok::<(), toolsmith_types::CoerceErrors>(())
 //! ```
 
-mod args;
+mod arguments;
 mod backstop;
 mod coerce;
 mod describe;
@@ -47,9 +47,9 @@ mod pattern;
 mod policy;
 mod ty;
 
-pub use args::{
-    Arguments, Deserialized, ParsedArguments, TextLength, coerce_arguments, deserialize_arguments,
-    parse_arguments, text_too_large,
+pub use arguments::{
+    Arguments, Deserialized, ParsedArguments, Plain, PlainProbe, TextLength, ViaNotPlain, ViaPlain,
+    coerce_arguments, deserialize_arguments, parse_arguments, text_too_large, typed_arguments,
 };
 pub use backstop::ImportedSchema;
 pub use coerce::{Coerced, coerce, coerce_owned};

@@ -52,7 +52,7 @@ mod toolset;
 pub mod testing;
 
 #[doc(hidden)]
-#[path = "private.rs"]
+#[path = "generated/mod.rs"]
 pub mod __private;
 
 pub use ask::{

@@ -10,7 +10,6 @@
 //! (references, unions, wrapping a value in an array) are bounded separately, so no type and no
 //! input can overflow the stack.
 
-mod canonical;
 mod compound;
 mod literal;
 mod path;
@@ -21,7 +20,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::args::{JsonText, read_json_text, too_many_values};
+use crate::arguments::{JsonText, read_json_text, too_many_values};
 use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
 use crate::policy::{Mode, Policy};
 use crate::ty::{StructType, Type, TypeGraph};
@@ -29,10 +28,10 @@ use crate::ty::{StructType, Type, TypeGraph};
 use compound::StyledNames;
 use path::Path;
 
-pub(crate) use canonical::{Fast, is_canonical_text, read_canonical};
 use literal::Literals;
-pub(crate) use literal::NumberLiterals;
+pub(crate) use literal::{Decimal, NumberLiterals};
 pub(crate) use path::{abridged_segment, bounded_pointer};
+pub(crate) use scalar::{Int, integer_ok, number_bounds_ok, number_violations, string_violations};
 
 /// A successful coercion: the canonical value and every repair made to reach it.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,7 +199,7 @@ fn values_within_limit(input: &Value, policy: &Policy) -> Result<usize, CoerceEr
 /// one between two words and none at either end, so `In-Progress`, `IN_PROGRESS`,
 /// `in progress` and `inProgress` all read `in_progress`, while `i_n_progress`, `--done--` and
 /// `d o n e` do not read as `in_progress` or `done`.
-fn fold_style(text: &str) -> Option<String> {
+pub(crate) fn fold_style(text: &str) -> Option<String> {
     let mut out = String::with_capacity(text.len() + 4);
     let mut separator = None;
     // Whether the previous character ended a word with a separator (or nothing came yet).

@@ -40,7 +40,7 @@ fn singleton(input: &Value) -> Option<&Value> {
 }
 
 /// An integer anywhere in the `i64` or `u64` range.
-pub(super) type Int = i128;
+pub(crate) type Int = i128;
 
 fn int_to_json(n: Int) -> Value {
     if let Ok(signed) = i64::try_from(n) {
@@ -671,7 +671,7 @@ impl<'g> Coercer<'g> {
 
 /// The constraints of `st` that `s` breaks, each with its code and expectation (no allocation
 /// when there are none).
-pub(super) fn string_violations(st: &StringType, s: &str) -> Vec<(ErrorCode, String)> {
+pub(crate) fn string_violations(st: &StringType, s: &str) -> Vec<(ErrorCode, String)> {
     let mut out = Vec::new();
     if st.min_length.is_some() || st.max_length.is_some() {
         let chars = s.chars().count() as u64;
@@ -736,7 +736,7 @@ fn bound_violations<T: Copy + PartialOrd + std::fmt::Display>(
 
 /// Whether `n` meets every constraint of `it`: [`integer_violations`] finds none.
 #[inline]
-pub(super) fn integer_ok(it: &IntegerType, n: Int) -> bool {
+pub(crate) fn integer_ok(it: &IntegerType, n: Int) -> bool {
     it.minimum.is_none_or(|b| n >= b)
         && it.maximum.is_none_or(|b| n <= b)
         && it.exclusive_minimum.is_none_or(|b| n > b)
@@ -748,7 +748,7 @@ pub(super) fn integer_ok(it: &IntegerType, n: Int) -> bool {
 
 /// Whether `f` is within the bounds of `nt` (`multipleOf` aside).
 #[inline]
-pub(super) fn number_bounds_ok(nt: &NumberType, f: f64) -> bool {
+pub(crate) fn number_bounds_ok(nt: &NumberType, f: f64) -> bool {
     nt.minimum.is_none_or(|b| f >= b)
         && nt.maximum.is_none_or(|b| f <= b)
         && nt.exclusive_minimum.is_none_or(|b| f > b)
@@ -776,7 +776,7 @@ pub(super) fn integer_violations(it: &IntegerType, n: Int) -> Vec<(ErrorCode, St
 /// `multipleOf` is decided exactly, on decimals: the number as sent (`0.3`) and the bound as
 /// written in the schema (`0.1`, the shortest decimal of its `f64`), so `0.3` is a multiple of
 /// `0.1` and `1000000000.5` is not one of `1`, however large the quotient.
-pub(super) fn number_violations(
+pub(crate) fn number_violations(
     nt: &NumberType,
     f: f64,
     exact: impl FnOnce() -> Option<Decimal>,

@@ -22,9 +22,9 @@ use serde::de::{
     Visitor,
 };
 
-use super::fold_style;
-use super::literal::Decimal;
-use super::scalar::{Int, integer_ok, number_bounds_ok, number_violations, string_violations};
+use crate::coerce::{
+    Decimal, Int, fold_style, integer_ok, number_bounds_ok, number_violations, string_violations,
+};
 use crate::policy::Limits;
 use crate::ty::{EnumType, EnumValue, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph};
 
