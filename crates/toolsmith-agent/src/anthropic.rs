@@ -5,7 +5,8 @@
 use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolsmith::{Dialect, Policy, parse_arguments, value_kind};
+use toolsmith::types::{parse_arguments, value_kind};
+use toolsmith::{Dialect, Policy};
 
 use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,

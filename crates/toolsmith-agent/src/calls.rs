@@ -8,9 +8,10 @@ use std::sync::{Arc, LazyLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
+use toolsmith::types::did_you_mean;
 use toolsmith::{
     Arguments, Context, Offload, RegisteredTool, Registry, ThreadPerCall, ToolError, ToolFuture,
-    ToolPool, ToolResult, did_you_mean,
+    ToolPool, ToolResult,
 };
 
 use crate::message::ToolCall;

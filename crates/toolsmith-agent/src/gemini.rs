@@ -5,7 +5,8 @@ use std::fmt;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith::{Dialect, value_kind};
+use toolsmith::Dialect;
+use toolsmith::types::value_kind;
 
 use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,

@@ -4,7 +4,8 @@
 use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolsmith::{Dialect, value_kind};
+use toolsmith::Dialect;
+use toolsmith::types::value_kind;
 
 use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, api_key_settings,

@@ -8,9 +8,10 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use toolsmith::types::{did_you_mean, parse_arguments};
 use toolsmith::{
     Arguments, Asker, Context, Offload, Policy, Registry, Repair, Timeout, Tool, ToolError,
-    ToolOutput, ToolResult, block_on, coerce_arguments, did_you_mean, parse_arguments,
+    ToolOutput, ToolResult, block_on, coerce_arguments,
 };
 
 use crate::approval::{Decision, Decisions, Paused, PendingCall};

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use toolsmith::value_kind;
+use toolsmith::types::value_kind;
 
 /// An MCP server to connect to.
 #[derive(Clone, PartialEq, Eq)]

@@ -222,7 +222,77 @@ pub use toolsmith_macros::tool;
 /// assert_eq!(tools[0].description(), "Word count operation");
 /// ```
 pub use toolsmith_macros::toolset;
-pub use toolsmith_types::*;
+/// The type model, as a user meets it: types and their descriptors, coercion and its reports,
+/// the receivers' dialects and their schemas, import and lint. The rest of the types crate (the
+/// argument reader's steps, naming and pointer helpers, what generated code calls) is in
+/// [`types`].
+pub use toolsmith_types::{
+    // What a receiver would refuse.
+    Actual,
+    // What a model sent, coerced under a policy, and what was repaired or wrong.
+    Arguments,
+    // The type model.
+    ArrayType,
+    CoerceError,
+    CoerceErrors,
+    Coerced,
+    Definitions,
+    Describe,
+    // The receivers and their schemas.
+    Dialect,
+    EmitError,
+    EnumType,
+    EnumValue,
+    EnumVariant,
+    ErrorCode,
+    Field,
+    Finding,
+    FindingCode,
+    // JSON Schema read into the type model, and checked against it.
+    ImportCode,
+    ImportError,
+    ImportErrors,
+    ImportMode,
+    ImportOptions,
+    ImportWarning,
+    Imported,
+    ImportedSchema,
+    IntegerType,
+    Limit,
+    Limits,
+    LintTool,
+    MapKeys,
+    MapType,
+    Mode,
+    NumberType,
+    Pattern,
+    PatternError,
+    Policy,
+    ReceiverLimits,
+    Repair,
+    RepairCode,
+    StringType,
+    StructType,
+    TYPE_TAG,
+    TaggedUnion,
+    TaggedVariant,
+    Type,
+    TypeGraph,
+    UnknownDialect,
+    UnknownKeys,
+    coerce,
+    coerce_arguments,
+    define,
+    elicitation_schema,
+    emit,
+    import,
+    import_with,
+    lint,
+    parameters_schema,
+};
+
+/// The whole types crate, for what the names above leave out.
+pub use toolsmith_types as types;
 
 /// Makes sure the named crates are linked, so that their toolsets appear in [`registry()`].
 ///
