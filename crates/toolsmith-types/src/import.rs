@@ -47,6 +47,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
+use crate::pointer::{decode_fragment_segment, pointer_push};
 use crate::ty::{
     ArrayType, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType, MapKeys, MapType,
     NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type,
@@ -524,7 +525,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                     .copied()
                     .unwrap_or(DefsContainer::Defs);
                 importer.error(
-                    &crate::diagnostics::pointer_push(container.pointer(), &name),
+                    &pointer_push(container.pointer(), &name),
                     "a cycle of references that never reaches a schema",
                 );
             }
@@ -682,7 +683,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             // `null` to be allowed, and refusing the `null` they send would refuse valid calls.
             Some(Value::Bool(true)) => {
                 let honoured = self.liberty(
-                    &pointer(path, "nullable"),
+                    &pointer_push(path, "nullable"),
                     ImportCode::NullableKeyword,
                     "`nullable: true` is an OpenAPI keyword that JSON Schema 2020-12 does not \
                      define (write `\"type\": [..., \"null\"]`)",
@@ -692,7 +693,10 @@ impl<'s, 'd> Importer<'s, 'd> {
                     ty = Type::nilable(ty);
                 }
             }
-            Some(_) => self.error(&pointer(path, "nullable"), "`nullable` must be a boolean"),
+            Some(_) => self.error(
+                &pointer_push(path, "nullable"),
+                "`nullable` must be a boolean",
+            ),
         }
         ty
     }
@@ -713,7 +717,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             return None;
         }
         let taken = self.liberty(
-            &pointer(path, "enum"),
+            &pointer_push(path, "enum"),
             ImportCode::EnumOfItems,
             "`enum` on an array, with values that are not arrays (so JSON Schema accepts no \
              value)",
@@ -742,7 +746,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     /// (`allOf` around one `$ref` to describe it, objects assembled from parts); what does not
     /// merge exactly is a liberty (`all_of_inexact`). `None` when refused (and said).
     fn all_of(&mut self, object: &Map<String, Value>, path: &str) -> Result<Value, AllOfFail> {
-        let at = pointer(path, "allOf");
+        let at = pointer_push(path, "allOf");
         let members = match object.get("allOf") {
             Some(Value::Array(members)) if !members.is_empty() => members,
             _ => {
@@ -777,7 +781,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         let mut queue: VecDeque<(String, Value)> = members
             .iter()
             .enumerate()
-            .map(|(i, m)| (pointer(&at, &i.to_string()), m.clone()))
+            .map(|(i, m)| (pointer_push(&at, &i.to_string()), m.clone()))
             .collect();
         let mut gathered = 0;
         while let Some((here, member)) = queue.pop_front() {
@@ -812,7 +816,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 }
             };
             if let Some(target) = member.remove("$ref") {
-                let ref_path = pointer(&here, "$ref");
+                let ref_path = pointer_push(&here, "$ref");
                 let body = target
                     .as_str()
                     .and_then(|t| self.definition_body(t))
@@ -831,13 +835,13 @@ impl<'s, 'd> Importer<'s, 'd> {
                 }
             }
             if let Some(inner) = member.remove("allOf") {
-                let inner_at = pointer(&here, "allOf");
+                let inner_at = pointer_push(&here, "allOf");
                 let Value::Array(inner) = inner else {
                     self.error(&inner_at, "`allOf` must be a non-empty array");
                     return Err(AllOfFail::Reported);
                 };
                 for (j, m) in inner.into_iter().enumerate() {
-                    queue.push_back((pointer(&inner_at, &j.to_string()), m));
+                    queue.push_back((pointer_push(&inner_at, &j.to_string()), m));
                 }
             }
             parts.push((here, member));
@@ -857,13 +861,13 @@ impl<'s, 'd> Importer<'s, 'd> {
                     Merge::Done => {}
                     Merge::Nothing => {
                         return Err(AllOfFail::Nothing {
-                            path: pointer(here, key),
+                            path: pointer_push(here, key),
                             message: format!(
                                 "`{key}` leaves no value in common with the rest of `allOf`"
                             ),
                         });
                     }
-                    Merge::Inexact => inexact.push((pointer(here, key), key.clone())),
+                    Merge::Inexact => inexact.push((pointer_push(here, key), key.clone())),
                 }
             }
         }
@@ -885,7 +889,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 .unwrap_or_default();
             if closes && declared.iter().any(|name| !own.contains(name)) {
                 inexact.push((
-                    pointer(here, "additionalProperties"),
+                    pointer_push(here, "additionalProperties"),
                     "additionalProperties".to_owned(),
                 ));
             }
@@ -944,7 +948,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         if siblings.is_empty() || members.is_empty() {
             return None;
         }
-        let at = pointer(path, keyword);
+        let at = pointer_push(path, keyword);
         let mut merged_members = Vec::with_capacity(members.len());
         for (i, member) in members.iter().enumerate() {
             if *member == Value::Bool(false) {
@@ -952,7 +956,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             }
             let both = Value::Array(vec![Value::Object(siblings.clone()), member.clone()]);
             let wrapper = Map::from_iter([("allOf".to_owned(), both)]);
-            match self.all_of(&wrapper, &pointer(&at, &i.to_string())) {
+            match self.all_of(&wrapper, &pointer_push(&at, &i.to_string())) {
                 Ok(merged) => merged_members.push(merged),
                 // This member allows no value the keywords beside it allow.
                 Err(AllOfFail::Nothing { .. }) => {}
@@ -983,7 +987,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         match (object.contains_key("anyOf"), object.contains_key("oneOf")) {
             (true, true) => {
                 self.error(
-                    &pointer(path, "oneOf"),
+                    &pointer_push(path, "oneOf"),
                     "`anyOf` and `oneOf` together are not supported",
                 );
                 return Form::AnyOf("anyOf");
@@ -995,7 +999,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         if object.contains_key("enum") {
             if object.contains_key("const") {
                 self.error(
-                    &pointer(path, "const"),
+                    &pointer_push(path, "const"),
                     "`const` beside `enum` is not supported",
                 );
             }
@@ -1017,7 +1021,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             if ROOT_ONLY.contains(&key) {
                 if site != Site::Root {
                     self.unsupported(
-                        &pointer(path, key),
+                        &pointer_push(path, key),
                         ImportCode::UnsupportedKeyword,
                         format!("`{key}` is only supported at the root of the document"),
                     );
@@ -1049,7 +1053,11 @@ impl<'s, 'd> Importer<'s, 'd> {
                 }
                 Form::Typed => format!("unsupported keyword `{key}`"),
             };
-            self.unsupported(&pointer(path, key), ImportCode::UnsupportedKeyword, message);
+            self.unsupported(
+                &pointer_push(path, key),
+                ImportCode::UnsupportedKeyword,
+                message,
+            );
         }
     }
 
@@ -1063,7 +1071,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Value::String(s) => Some(s.clone()),
             _ => {
                 self.error(
-                    &pointer(path, keyword),
+                    &pointer_push(path, keyword),
                     format!("`{keyword}` must be a string"),
                 );
                 None
@@ -1072,7 +1080,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     }
 
     fn reference(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path = pointer(path, "$ref");
+        let path = pointer_push(path, "$ref");
         let Some(Value::String(target)) = object.get("$ref") else {
             self.error(&path, "`$ref` must be a string");
             return Type::Any;
@@ -1107,7 +1115,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         self.pending.push_back(Pending {
             name: name.clone(),
             schema,
-            path: crate::diagnostics::pointer_push(container.pointer(), &name),
+            path: pointer_push(container.pointer(), &name),
         });
         Type::Ref(name)
     }
@@ -1119,7 +1127,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         path: &str,
         depth: usize,
     ) -> Type {
-        let path = pointer(path, keyword);
+        let path = pointer_push(path, keyword);
         let members = match object.get(keyword) {
             Some(Value::Array(members)) if !members.is_empty() => members,
             _ => {
@@ -1146,7 +1154,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             for ((i, member), tag) in others.into_iter().zip(tags) {
                 let mut ty = self.schema(
                     member,
-                    &pointer(&path, &i.to_string()),
+                    &pointer_push(&path, &i.to_string()),
                     depth + 1,
                     Site::Variant,
                 );
@@ -1167,7 +1175,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 .map(|(i, member)| {
                     self.schema(
                         member,
-                        &pointer(&path, &i.to_string()),
+                        &pointer_push(&path, &i.to_string()),
                         depth + 1,
                         Site::Nested,
                     )
@@ -1187,7 +1195,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     }
 
     fn enumeration(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path_enum = pointer(path, "enum");
+        let path_enum = pointer_push(path, "enum");
         let Some(Value::Array(values)) = object.get("enum") else {
             self.error(&path_enum, "`enum` must be an array");
             return Type::Any;
@@ -1204,7 +1212,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     }
 
     fn constant(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path_const = pointer(path, "const");
+        let path_const = pointer_push(path, "const");
         let value = object.get("const").cloned().unwrap_or(Value::Null);
         self.closed_set(
             object,
@@ -1228,7 +1236,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         let keyword = if listed { "enum" } else { "const" };
         let position = |i: usize| {
             if listed {
-                pointer(at, &i.to_string())
+                pointer_push(at, &i.to_string())
             } else {
                 at.to_owned()
             }
@@ -1300,7 +1308,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     /// The names in `type`, checked; `None` when there is no `type`.
     fn type_names(&mut self, object: &Map<String, Value>, path: &str) -> Option<Vec<&'static str>> {
-        let path = pointer(path, "type");
+        let path = pointer_push(path, "type");
         let raw: Vec<&Value> = match object.get("type")? {
             Value::Array(names) => names.iter().collect(),
             single => vec![single],
@@ -1315,7 +1323,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 Some(_) => {}
                 None => {
                     let at = if object.get("type").is_some_and(Value::is_array) {
-                        pointer(&path, &i.to_string())
+                        pointer_push(&path, &i.to_string())
                     } else {
                         path.clone()
                     };
@@ -1379,7 +1387,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             };
             if !concrete.iter().any(|t| family.contains(t)) {
                 self.unsupported(
-                    &pointer(path, key),
+                    &pointer_push(path, key),
                     ImportCode::InapplicableKeyword,
                     format!("`{key}` does not apply to type {}", names.join(" or ")),
                 );
@@ -1390,7 +1398,10 @@ impl<'s, 'd> Importer<'s, 'd> {
                 .get("type")
                 .is_some_and(|t| t.as_array().is_some_and(Vec::is_empty))
             {
-                self.error(&pointer(path, "type"), "`type` must name at least one type");
+                self.error(
+                    &pointer_push(path, "type"),
+                    "`type` must name at least one type",
+                );
             } else if !names.is_empty() {
                 self.error(path, "a schema that only accepts null is not supported");
             }
@@ -1426,18 +1437,18 @@ impl<'s, 'd> Importer<'s, 'd> {
                         // Schema that coercion cannot enforce.
                         Err(e) if is_ecma_regex(source) => {
                             let message = format!("pattern `{source}` cannot be enforced: {e}");
-                            let at = pointer(path, "pattern");
+                            let at = pointer_push(path, "pattern");
                             self.unsupported(&at, ImportCode::UnsupportedKeyword, message);
                             None
                         }
                         Err(e) => {
                             let message = format!("pattern `{source}` cannot be used: {e}");
-                            self.error(&pointer(path, "pattern"), message);
+                            self.error(&pointer_push(path, "pattern"), message);
                             None
                         }
                     },
                     Some(_) => {
-                        self.error(&pointer(path, "pattern"), "`pattern` must be a string");
+                        self.error(&pointer_push(path, "pattern"), "`pattern` must be a string");
                         None
                     }
                 };
@@ -1459,9 +1470,9 @@ impl<'s, 'd> Importer<'s, 'd> {
     /// An array schema: `items`, `prefixItems` (or the older array of `items`), and the length
     /// bounds. `items: false` is exact: no items past the prefix.
     fn array(&mut self, object: &Map<String, Value>, path: &str, depth: usize) -> Type {
-        let items_path = pointer(path, "items");
+        let items_path = pointer_push(path, "items");
         let (prefix, prefix_path, rest) = match (object.get("prefixItems"), object.get("items")) {
-            (Some(prefix), rest) => (Some(prefix), pointer(path, "prefixItems"), rest),
+            (Some(prefix), rest) => (Some(prefix), pointer_push(path, "prefixItems"), rest),
             // Before 2020-12, an array of `items` was the prefix.
             (None, Some(prefix @ Value::Array(_))) => (Some(prefix), items_path.clone(), None),
             (None, rest) => (None, String::new(), rest),
@@ -1492,7 +1503,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             }
             let ty = self.schema(
                 schema,
-                &pointer(&prefix_path, &i.to_string()),
+                &pointer_push(&prefix_path, &i.to_string()),
                 depth + 1,
                 Site::Nested,
             );
@@ -1542,7 +1553,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Bool(unique)) => *unique,
             Some(_) => {
                 self.error(
-                    &pointer(path, "uniqueItems"),
+                    &pointer_push(path, "uniqueItems"),
                     "`uniqueItems` must be a boolean",
                 );
                 false
@@ -1567,7 +1578,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         });
         if count.is_none() {
             self.error(
-                &pointer(path, keyword),
+                &pointer_push(path, keyword),
                 format!("`{keyword}` must be a non-negative whole number"),
             );
         }
@@ -1596,7 +1607,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 // hold.
                 None if value.as_f64().is_some_and(|f| f.is_finite() && f > 0.0) => {
                     self.unsupported(
-                        &pointer(path, "multipleOf"),
+                        &pointer_push(path, "multipleOf"),
                         ImportCode::UnsupportedKeyword,
                         format!(
                             "`multipleOf: {value}` of an integer cannot be enforced (only a \
@@ -1605,7 +1616,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                     );
                 }
                 None => self.error(
-                    &pointer(path, "multipleOf"),
+                    &pointer_push(path, "multipleOf"),
                     "`multipleOf` must be a number greater than 0",
                 ),
             }
@@ -1630,7 +1641,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             match value.as_f64().filter(|m| m.is_finite() && *m > 0.0) {
                 Some(m) => out.multiple_of = Some(m),
                 None => self.error(
-                    &pointer(path, "multipleOf"),
+                    &pointer_push(path, "multipleOf"),
                     "`multipleOf` must be a positive number",
                 ),
             }
@@ -1668,7 +1679,10 @@ impl<'s, 'd> Importer<'s, 'd> {
             let bound = match read(value, low) {
                 Ok(bound) => bound,
                 Err(reason) => {
-                    self.error(&pointer(path, keyword), format!("`{keyword}` {reason}"));
+                    self.error(
+                        &pointer_push(path, keyword),
+                        format!("`{keyword}` {reason}"),
+                    );
                     continue;
                 }
             };
@@ -1692,7 +1706,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Bool(true)) => {
                 if !object.contains_key(bound) {
                     self.error(
-                        &pointer(path, keyword),
+                        &pointer_push(path, keyword),
                         format!("`{keyword}: true` needs a `{bound}`"),
                     );
                 }
@@ -1718,7 +1732,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Bool(false)) => Some(None),
             Some(schema) => Some(Some(self.schema(
                 schema,
-                &pointer(path, "additionalProperties"),
+                &pointer_push(path, "additionalProperties"),
                 depth + 1,
                 Site::Nested,
             ))),
@@ -1728,7 +1742,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Object(properties)) => properties,
             Some(_) => {
                 self.error(
-                    &pointer(path, "properties"),
+                    &pointer_push(path, "properties"),
                     "`properties` must be an object",
                 );
                 return Type::Any;
@@ -1742,7 +1756,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                     Some(None) => {
                         if keys.is_some() {
                             self.error(
-                                &pointer(path, "propertyNames"),
+                                &pointer_push(path, "propertyNames"),
                                 "`propertyNames` on an object that allows no keys",
                             );
                         }
@@ -1761,7 +1775,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         };
         if object.contains_key("propertyNames") {
             self.unsupported(
-                &pointer(path, "propertyNames"),
+                &pointer_push(path, "propertyNames"),
                 ImportCode::UnsupportedKeyword,
                 "`propertyNames` is only supported on maps (objects without `properties` or \
                  `required`)"
@@ -1780,12 +1794,12 @@ impl<'s, 'd> Importer<'s, 'd> {
             additional: extra.clone().map(Box::new),
             ..StructType::default()
         };
-        let properties_path = pointer(path, "properties");
+        let properties_path = pointer_push(path, "properties");
         for (name, schema) in properties {
             if site == Site::Variant && name == TYPE_TAG {
                 continue;
             }
-            let at = pointer(&properties_path, name);
+            let at = pointer_push(&properties_path, name);
             let is_required = required.iter().any(|r| r == name);
             if *schema == Value::Bool(false) {
                 // The key must be absent: exactly what a closed struct says of an undeclared key.
@@ -1828,7 +1842,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             let ty = match &additional {
                 Some(None) => {
                     self.error(
-                        &pointer(&pointer(path, "required"), &i.to_string()),
+                        &pointer_push(&pointer_push(path, "required"), &i.to_string()),
                         format!(
                             "required `{name}` is not in `properties`, and \
                              `additionalProperties: false` forbids it: no value is valid"
@@ -1848,7 +1862,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     /// is known; `None` when there is none, or a lenient import leaves it out.
     fn default(&mut self, schema: &Value, at: &str, ty: &Type) -> Option<Value> {
         let default = schema.get("default")?;
-        let path = pointer(at, "default");
+        let path = pointer_push(at, "default");
         if json_depth(default) > MAX_IMPORT_DEPTH {
             self.error(
                 &path,
@@ -1869,7 +1883,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     /// The names in `required`, each once.
     fn required(&mut self, object: &Map<String, Value>, path: &str, site: Site) -> Vec<String> {
-        let path = pointer(path, "required");
+        let path = pointer_push(path, "required");
         let Some(required) = object.get("required") else {
             return Vec::new();
         };
@@ -1883,7 +1897,10 @@ impl<'s, 'd> Importer<'s, 'd> {
                 Some(name) if site == Site::Variant && name == TYPE_TAG => {}
                 Some(name) if out.iter().any(|n| n == name) => {}
                 Some(name) => out.push(name.to_owned()),
-                None => self.error(&pointer(&path, &i.to_string()), "names must be strings"),
+                None => self.error(
+                    &pointer_push(&path, &i.to_string()),
+                    "names must be strings",
+                ),
             }
         }
         out
@@ -1891,7 +1908,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     fn map_keys(&mut self, object: &Map<String, Value>, path: &str) -> Option<MapKeys> {
         let names = object.get("propertyNames")?;
-        let path = pointer(path, "propertyNames");
+        let path = pointer_push(path, "propertyNames");
         if *names == Value::Bool(true) {
             // Every name is allowed: it says nothing.
             return None;
@@ -1919,13 +1936,13 @@ impl<'s, 'd> Importer<'s, 'd> {
                 && !ANNOTATIONS.contains(&key.as_str())
             {
                 self.error(
-                    &pointer(&path, key),
+                    &pointer_push(&path, key),
                     format!("`{key}` in `propertyNames` is not supported (only `enum`)"),
                 );
             }
         }
         if names.get("type").is_some_and(|t| t != "string") {
-            self.error(&pointer(&path, "type"), "property names are strings");
+            self.error(&pointer_push(&path, "type"), "property names are strings");
         }
         let Some(Value::Array(values)) = names.get("enum") else {
             self.error(&path, "`propertyNames` must have an `enum` of strings");
@@ -1937,7 +1954,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 Some(s) if !keys.contains(&s) => keys.push(s),
                 Some(_) => {}
                 None => self.error(
-                    &pointer(&pointer(&path, "enum"), &i.to_string()),
+                    &pointer_push(&pointer_push(&path, "enum"), &i.to_string()),
                     "property names must be strings",
                 ),
             }
@@ -2013,10 +2030,6 @@ fn name_struct(ty: &mut Type, name: String) {
         Type::Nilable(inner) => name_struct(inner, name),
         _ => {}
     }
-}
-
-fn pointer(base: &str, segment: &str) -> String {
-    crate::diagnostics::pointer_push(base, segment)
 }
 
 /// An `enum` or `const` value as the type model holds it: strings, and integers in the 64-bit
@@ -2262,40 +2275,4 @@ fn json_depth(value: &Value) -> usize {
         }
     }
     deepest
-}
-
-/// Undoes [`crate::emit`]'s encoding of a definition name: percent-decoding, then JSON Pointer
-/// unescaping. `None` when the segment is not one whole, well-formed name.
-fn decode_fragment_segment(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = segment.get(i + 1..i + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            decoded.push(bytes[i]);
-            i += 1;
-        }
-    }
-    let text = String::from_utf8(decoded).ok()?;
-    if text.contains('/') {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '~' {
-            match chars.next()? {
-                '0' => out.push('~'),
-                '1' => out.push('/'),
-                _ => return None,
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    Some(out)
 }
