@@ -15,24 +15,8 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-/// Builds a JSON Pointer by appending `segment` (escaped per RFC 6901) to `base`.
-///
-/// ```
-/// assert_eq!(toolsmith_types::pointer_push("/tags", "a/b~c"), "/tags/a~1b~0c");
-/// ```
-pub fn pointer_push(base: &str, segment: &str) -> String {
-    let mut out = String::with_capacity(base.len() + segment.len() + 1);
-    out.push_str(base);
-    out.push('/');
-    for c in segment.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+// JSON Pointer code lives in `crate::pointer`; re-exported for callers that reach it here.
+pub(crate) use crate::pointer::pointer_push;
 
 /// The stable code of a [`Repair`].
 #[derive(
@@ -612,8 +596,7 @@ fn display_path(pointer: &str) -> String {
         return "arguments".to_owned();
     }
     let mut out = String::from("`");
-    for (i, raw) in pointer.split('/').skip(1).enumerate() {
-        let segment = raw.replace("~1", "/").replace("~0", "~");
+    for (i, segment) in crate::pointer::segments(pointer).enumerate() {
         if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) && i > 0 {
             out.push_str(&format!("[{segment}]"));
         } else {

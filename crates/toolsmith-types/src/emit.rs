@@ -51,6 +51,9 @@ use crate::ty::{
     TypeGraph, visit_refs,
 };
 
+// The `$ref` fragment of a definition name; re-exported for callers that reach it here.
+pub(crate) use crate::pointer::encode_fragment_segment;
+
 /// How deep a type may nest before emission stops with [`EmitError::TooDeep`].
 const MAX_EMIT_DEPTH: usize = 128;
 
@@ -334,7 +337,7 @@ impl<'g> Emitter<'g> {
     ) -> Result<T, EmitError> {
         let saved = self.path.len();
         for segment in segments {
-            self.path = crate::diagnostics::pointer_push(&self.path, segment);
+            self.path = crate::pointer::pointer_push(&self.path, segment);
         }
         if self.depth >= MAX_EMIT_DEPTH {
             return Err(EmitError::TooDeep {
@@ -352,7 +355,7 @@ impl<'g> Emitter<'g> {
         let path = if keyword.is_empty() {
             self.path.clone()
         } else {
-            crate::diagnostics::pointer_push(&self.path, keyword)
+            crate::pointer::pointer_push(&self.path, keyword)
         };
         EmitError::InvalidType {
             path,
@@ -960,24 +963,4 @@ fn integer_json(bound: i128) -> Value {
     } else {
         Value::from(bound as f64)
     }
-}
-
-/// A definition name as one segment of a `$ref` fragment: JSON Pointer escaping, then
-/// percent-encoding of every byte a URI fragment may not hold.
-pub(crate) fn encode_fragment_segment(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for c in name.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c if c.is_ascii_alphanumeric() || "-._!$&'()*+,;=:@".contains(c) => out.push(c),
-            c => {
-                let mut buf = [0u8; 4];
-                for byte in c.encode_utf8(&mut buf).bytes() {
-                    out.push_str(&format!("%{byte:02X}"));
-                }
-            }
-        }
-    }
-    out
 }

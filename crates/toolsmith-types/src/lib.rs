@@ -44,6 +44,7 @@ mod form;
 mod import;
 mod lint;
 mod pattern;
+mod pointer;
 mod policy;
 mod ty;
 
@@ -55,8 +56,7 @@ pub use backstop::ImportedSchema;
 pub use coerce::{Coerced, coerce, coerce_owned};
 pub use describe::{Describe, define, define_for};
 pub use diagnostics::{
-    CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, pointer_push,
-    value_kind,
+    CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, did_you_mean, value_kind,
 };
 pub use dialect::{Dialect, ReceiverLimits, UnknownDialect};
 pub use emit::{EmitError, emit, parameters_schema};
@@ -66,6 +66,7 @@ pub use import::{
     import, import_with,
 };
 pub use lint::{Actual, Finding, FindingCode, Limit, LintTool, lint};
+pub use pointer::pointer_push;
 pub use policy::{Limits, Mode, Policy, UnknownKeys};
 pub use ty::{
     ArrayType, DefinitionMap, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType,

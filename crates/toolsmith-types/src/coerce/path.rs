@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::diagnostics::pointer_push;
+use crate::pointer::pointer_push;
 
 /// One step from a parent value to a child.
 #[derive(Clone, Copy)]

@@ -1,56 +1,18 @@
-//! JSON Schema import: building a [`TypeGraph`] from the schema subset tool definitions use.
-//!
-//! Import reads each schema with its most faithful reading in the type model. Where that reading
-//! is exact, both modes take it (`allOf` whose members merge, `anyOf` beside other keywords as
-//! each member merged with them, `required` beside no `properties`, `const` and `enum` of any
-//! JSON value, `uniqueItems`, `false` as `items`, as a property of a closed object or as a member
-//! of `anyOf`). Where it is not (a pragmatic reading, a keyword the
-//! model cannot enforce) an [`ImportMode::Lenient`] import takes it and reports it as an
-//! [`ImportWarning`] with its JSON Pointer and a stable [`ImportCode`]; an
-//! [`ImportMode::Strict`] import (what [`import`] does) refuses it with an [`ImportError`] of the
-//! same code. Nothing is read differently without one or the other. Keywords that only annotate
-//! (`$comment`, `examples`, `deprecated`, ...) are accepted and ignored.
-//!
-//! Choices where JSON Schema is looser than a tool definition means:
-//! - an object schema with `properties` is closed unless `additionalProperties` is `true` or a
-//!   schema; an object schema without `properties` is a map (of `additionalProperties`, or of
-//!   anything), or a struct of its `required` keys that takes other keys too;
-//! - `properties` or `required` without `type` mean an object;
-//! - `oneOf` is read as `anyOf` (tool unions are disjoint in practice);
-//! - a property's `description` describes the field; elsewhere it describes the type, and is
-//!   kept where the type model has room for one (structs, enums, tagged unions) and dropped
-//!   elsewhere (the `items` of an array, a map's values, a member of an untagged union): a
-//!   description never changes which values are valid.
-//!
-//! The liberties a lenient import takes, each a warning (and in a strict import an error):
-//! - `enum` on an `array` whose values are not arrays: the values of each item
-//!   (`enum_of_items`);
-//! - `enum` values outside `type` (`{"type": "boolean", "enum": ["True", "False"]}`): the
-//!   values as listed (`enum_outside_type`);
-//! - constraint keywords without `type` (`{"minimum": 1}`): the type they constrain
-//!   (`type_inferred`); JSON Schema would let values of every other type through;
-//! - `prefixItems` (or an array of `items`): an array whose items are any of the listed schemas,
-//!   positions not enforced (`prefix_items_as_array`);
-//! - `allOf` whose members do not merge exactly (`all_of_inexact`);
-//! - `nullable: true`, an OpenAPI keyword that JSON Schema 2020-12 does not define: honoured,
-//!   since whoever wrote it means `null` to be allowed (`nullable_keyword`);
-//! - a property whose schema is `false` in an object that takes other keys: the key is then one
-//!   of those (`forbidden_key_allowed`);
-//! - a `default` that does not fit its field: dropped (`default_invalid`);
-//! - keywords it cannot honour (`not`, `if`, `patternProperties`, `minProperties`, ...), or that
-//!   do not apply to the schema's type: ignored (`unsupported_keyword`, `inapplicable_keyword`);
-//!   so is a `pattern` that is an ECMA-262 regular expression the linear-time matcher cannot
-//!   express (look-around, back-references): not enforced, and the warning says so. A `pattern`
-//!   that is no regular expression at all is an error in both modes, as for a validator.
+//! The walk: one pass over a schema document building its [`Type`], each schema read by the
+//! form its keywords give it (a `$ref`, a union, an `enum` or `const`, or a typed schema), with
+//! the tables of keywords each form may hold, and each liberty taken or refused by the mode.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde_json::{Map, Value};
 
+use super::all_of::AllOfFail;
+use super::reference::{DefsContainer, Pending};
+use super::{ImportCode, ImportError, ImportErrors, ImportMode, ImportWarning};
+use crate::pointer::pointer_push;
 use crate::ty::{
-    ArrayType, Definitions, EnumType, EnumValue, EnumVariant, Field, IntegerType, MapKeys, MapType,
-    NumberType, Pattern, StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type,
-    TypeGraph,
+    ArrayType, Definitions, EnumType, EnumValue, EnumVariant, Field, MapKeys, MapType, Pattern,
+    StringType, StructType, TYPE_TAG, TaggedUnion, TaggedVariant, Type, TypeGraph,
 };
 
 /// Whether `source` is a regular expression by ECMA-262's grammar (with the `u` flag, as JSON
@@ -63,7 +25,7 @@ fn is_ecma_regex(source: &str) -> bool {
 const MAX_IMPORT_DEPTH: usize = 128;
 
 /// Keywords that only annotate: accepted anywhere and ignored.
-const ANNOTATIONS: &[&str] = &[
+pub(super) const ANNOTATIONS: &[&str] = &[
     "$comment",
     "examples",
     "example",
@@ -73,12 +35,13 @@ const ANNOTATIONS: &[&str] = &[
 ];
 
 /// Keywords accepted only at the root of the document.
-const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs", "definitions"];
+pub(super) const ROOT_ONLY: &[&str] = &["$schema", "$id", "$defs", "definitions"];
 
 /// Keywords beside which a schema keeps its meaning, whatever its form.
-const COMMON: &[&str] = &["description", "title", "default", "nullable"];
+pub(super) const COMMON: &[&str] = &["description", "title", "default", "nullable"];
 
 const STRING_KEYWORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
+
 const NUMBER_KEYWORDS: &[&str] = &[
     "minimum",
     "maximum",
@@ -86,6 +49,7 @@ const NUMBER_KEYWORDS: &[&str] = &[
     "exclusiveMaximum",
     "multipleOf",
 ];
+
 const ARRAY_KEYWORDS: &[&str] = &[
     "items",
     "prefixItems",
@@ -93,299 +57,17 @@ const ARRAY_KEYWORDS: &[&str] = &[
     "maxItems",
     "uniqueItems",
 ];
+
 const OBJECT_KEYWORDS: &[&str] = &[
     "properties",
     "required",
     "additionalProperties",
     "propertyNames",
 ];
+
 const TYPE_NAMES: &[&str] = &[
     "string", "integer", "number", "boolean", "object", "array", "null",
 ];
-
-/// The stable code of an [`ImportError`] or [`ImportWarning`]: what kind of problem, or which
-/// liberty a lenient import took.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, strum::IntoStaticStr, strum::EnumIter,
-)]
-#[serde(rename_all = "snake_case")]
-#[strum(serialize_all = "snake_case")]
-#[non_exhaustive]
-pub enum ImportCode {
-    /// The schema is malformed, or describes what no value can satisfy; no mode reads it.
-    SchemaInvalid,
-    /// `enum` with no values: nothing is valid.
-    EnumEmpty,
-    /// A `default` that does not fit its own field (type, bounds, length, ...).
-    DefaultInvalid,
-    /// A keyword that would change which values are valid and that the type model cannot hold;
-    /// a lenient import ignores it.
-    UnsupportedKeyword,
-    /// A constraint keyword for a type the schema does not allow (`minimum` on a string), which
-    /// JSON Schema ignores; so does a lenient import.
-    InapplicableKeyword,
-    /// `enum` on an array whose values are not arrays, read as the values of each item.
-    EnumOfItems,
-    /// `enum` values that `type` does not allow (so JSON Schema accepts none of them), read as
-    /// the values listed.
-    EnumOutsideType,
-    /// Constraint keywords without `type`, read as the type they constrain.
-    TypeInferred,
-    /// `prefixItems` (or an array of `items`), read as an array whose items are any of them.
-    PrefixItemsAsArray,
-    /// `allOf` members that do not merge into one schema exactly.
-    AllOfInexact,
-    /// `nullable: true`, an OpenAPI keyword, honoured in a JSON Schema document.
-    NullableKeyword,
-    /// A property whose schema is `false`, in an object that accepts other keys.
-    ForbiddenKeyAllowed,
-}
-
-impl ImportCode {
-    /// The stable snake_case name.
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
-impl std::fmt::Display for ImportCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// `path: message`, with `(root)` for the empty pointer: how every import finding renders.
-fn render_finding(path: &str, message: &str) -> String {
-    let path = if path.is_empty() { "(root)" } else { path };
-    format!("{path}: {message}")
-}
-
-/// One thing in a schema that import could not read, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ImportError {
-    /// JSON Pointer into the schema document.
-    pub path: String,
-    /// What kind of problem (for a liberty a strict import refuses, the liberty's code).
-    pub code: ImportCode,
-    /// What is wrong, in words.
-    pub message: String,
-}
-
-impl std::fmt::Display for ImportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&render_finding(&self.path, &self.message))
-    }
-}
-
-/// A liberty a lenient import took (a reading that is pragmatic rather than exact, a keyword it
-/// cannot enforce), with where it is.
-///
-/// ```
-/// use serde_json::json;
-/// use toolsmith_types::{import_with, ImportOptions};
-///
-/// let imported = import_with(&json!({"minimum": 1}), &ImportOptions::lenient())?;
-/// let warning = &imported.warnings[0];
-/// assert_eq!((warning.path.as_str(), warning.code.as_str()), ("", "type_inferred"));
-/// assert_eq!(
-///     warning.to_string(),
-///     "(root): constraint keywords without `type`; read as type number (type_inferred)"
-/// );
-/// # Ok::<(), toolsmith_types::ImportErrors>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ImportWarning {
-    /// JSON Pointer into the schema document.
-    pub path: String,
-    /// Which liberty.
-    pub code: ImportCode,
-    /// What was found and how it was read, in words.
-    pub message: String,
-}
-
-impl std::fmt::Display for ImportWarning {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let line = render_finding(&self.path, &self.message);
-        write!(f, "{line} ({})", self.code)
-    }
-}
-
-/// Every problem found in one schema.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImportErrors(pub Vec<ImportError>);
-
-impl ImportErrors {
-    /// The errors, in the order they were found.
-    pub fn iter(&self) -> std::slice::Iter<'_, ImportError> {
-        self.0.iter()
-    }
-
-    /// How many errors.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-}
-
-impl std::fmt::Display for ImportErrors {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for ImportErrors {}
-
-/// Whether import takes liberties with what the type model cannot hold exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ImportMode {
-    /// Only exact readings: every liberty is an error (what [`import`] does).
-    #[default]
-    Strict,
-    /// The most faithful reading of every valid schema, each liberty an [`ImportWarning`].
-    Lenient,
-}
-
-/// How to import a schema: see [`import_with`].
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ImportOptions {
-    /// Strict (the default) or lenient.
-    pub mode: ImportMode,
-}
-
-impl ImportOptions {
-    /// Exact readings only.
-    pub fn strict() -> Self {
-        ImportOptions {
-            mode: ImportMode::Strict,
-        }
-    }
-
-    /// Every valid schema, each liberty reported.
-    pub fn lenient() -> Self {
-        ImportOptions {
-            mode: ImportMode::Lenient,
-        }
-    }
-}
-
-/// What [`import_with`] made of a schema: the type, and every liberty taken to read it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Imported {
-    /// The type the schema describes.
-    pub graph: TypeGraph,
-    /// Every liberty taken, in document order (always empty for a strict import).
-    pub warnings: Vec<ImportWarning>,
-}
-
-/// Builds the type a JSON Schema describes, reading only what the type model holds exactly: a
-/// strict [`import_with`], for callers that have nowhere to show warnings.
-///
-/// Named types under `$defs` (or `definitions`) that the schema reaches through `$ref` become
-/// definitions of the graph, so recursive schemas import as recursive types.
-///
-/// ```
-/// use serde_json::json;
-/// use toolsmith_types::{import, Type};
-///
-/// let graph = import(&json!({
-///     "type": "object",
-///     "properties": {
-///         "city": {"type": "string", "description": "The city"},
-///         "units": {"type": ["string", "null"], "enum": ["metric", "imperial", null]}
-///     },
-///     "required": ["city"]
-/// }))?;
-/// let Type::Struct(s) = &graph.root else { panic!("a struct") };
-/// assert_eq!(s.fields[0].description.as_deref(), Some("The city"));
-/// assert!(matches!(s.fields[1].ty, Type::Nilable(_)));
-/// assert!(!s.fields[1].required);
-///
-/// let unsupported = import(&json!({"not": {"type": "string"}})).unwrap_err();
-/// assert_eq!(unsupported.0[0].path, "/not");
-/// assert_eq!(unsupported.0[0].code.as_str(), "unsupported_keyword");
-/// # Ok::<(), toolsmith_types::ImportErrors>(())
-/// ```
-///
-/// # Errors
-/// Every keyword it does not understand or cannot represent exactly, each with its path and
-/// code: nothing is silently misread. Subschemas nested deeper than 128 levels are an error too.
-pub fn import(schema: &Value) -> Result<TypeGraph, ImportErrors> {
-    import_with(schema, &ImportOptions::strict()).map(|imported| imported.graph)
-}
-
-/// Builds the type a JSON Schema describes, as `options` say: strict (exact readings only, as
-/// [`import`]) or lenient (every valid schema, with each liberty taken an [`ImportWarning`]).
-///
-/// ```
-/// use serde_json::json;
-/// use toolsmith_types::{import_with, ImportOptions, Type};
-///
-/// // A real-world schema: `enum` on the array where each item's values were meant.
-/// let schema = json!({"type": "array", "items": {"type": "string"}, "enum": ["red", "blue"]});
-/// let imported = import_with(&schema, &ImportOptions::lenient())?;
-/// let Type::Array(array) = &imported.graph.root else { panic!("an array") };
-/// assert!(matches!(*array.items, Type::Enum(_)));
-/// assert_eq!(imported.warnings[0].code.as_str(), "enum_of_items");
-///
-/// let refused = import_with(&schema, &ImportOptions::strict()).unwrap_err();
-/// assert_eq!(refused.0[0].code.as_str(), "enum_of_items");
-/// # Ok::<(), toolsmith_types::ImportErrors>(())
-/// ```
-///
-/// # Errors
-/// What no mode can read (a malformed schema, one that accepts no value, a `$ref` outside the
-/// document's definitions, nesting deeper than 128 levels), and in a strict import every
-/// liberty; each with its path and code.
-pub fn import_with(schema: &Value, options: &ImportOptions) -> Result<Imported, ImportErrors> {
-    let none = HashSet::new();
-    let first = Importer::run(schema, options.mode, &none)?;
-    if first.bad_defaults.is_empty() {
-        return Ok(Imported {
-            graph: first.graph,
-            warnings: first.warnings,
-        });
-    }
-    if options.mode == ImportMode::Strict {
-        let errors = first
-            .bad_defaults
-            .into_iter()
-            .map(|(path, message)| ImportError {
-                path,
-                code: ImportCode::DefaultInvalid,
-                message,
-            });
-        return Err(ImportErrors(errors.collect()));
-    }
-    // Lenient: the same document again, without the defaults that do not fit. (The type of a
-    // field does not depend on its default, so nothing else changes.)
-    let dropped: HashSet<String> = first.bad_defaults.iter().map(|(p, _)| p.clone()).collect();
-    let second = Importer::run(schema, options.mode, &dropped)?;
-    let mut warnings = second.warnings;
-    warnings.extend(
-        first
-            .bad_defaults
-            .into_iter()
-            .map(|(path, message)| ImportWarning {
-                path,
-                code: ImportCode::DefaultInvalid,
-                message: format!("{message}; left out, so the field has no default"),
-            }),
-    );
-    Ok(Imported {
-        graph: second.graph,
-        warnings,
-    })
-}
 
 /// Where a subschema sits, which decides what it may hold and where its annotations go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -402,36 +84,6 @@ enum Site {
     Nested,
 }
 
-/// Which root keyword a definition came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum DefsContainer {
-    Defs,
-    Definitions,
-}
-
-impl DefsContainer {
-    fn keyword(self) -> &'static str {
-        match self {
-            DefsContainer::Defs => "$defs",
-            DefsContainer::Definitions => "definitions",
-        }
-    }
-
-    fn pointer(self) -> &'static str {
-        match self {
-            DefsContainer::Defs => "/$defs",
-            DefsContainer::Definitions => "/definitions",
-        }
-    }
-}
-
-/// A definition referenced and not imported yet.
-struct Pending<'s> {
-    name: String,
-    schema: &'s Value,
-    path: String,
-}
-
 /// A field's `default`, checked against the field's type once every definition is known.
 struct DefaultCheck {
     /// JSON Pointer of the `default` keyword.
@@ -441,25 +93,25 @@ struct DefaultCheck {
 }
 
 /// One pass of import over a document.
-struct Run {
-    graph: TypeGraph,
-    warnings: Vec<ImportWarning>,
+pub(super) struct Run {
+    pub(super) graph: TypeGraph,
+    pub(super) warnings: Vec<ImportWarning>,
     /// Defaults that do not fit their field: where, and why.
-    bad_defaults: Vec<(String, String)>,
+    pub(super) bad_defaults: Vec<(String, String)>,
 }
 
-struct Importer<'s, 'd> {
-    document: &'s Value,
+pub(super) struct Importer<'s, 'd> {
+    pub(super) document: &'s Value,
     mode: ImportMode,
     errors: Vec<ImportError>,
     warnings: Vec<ImportWarning>,
     defs: Definitions,
     /// Names referenced so far and where they live; each is imported once.
-    seen: HashMap<String, DefsContainer>,
-    pending: VecDeque<Pending<'s>>,
+    pub(super) seen: HashMap<String, DefsContainer>,
+    pub(super) pending: VecDeque<Pending<'s>>,
     defaults: Vec<DefaultCheck>,
     /// Schemas gathered by every `allOf` so far.
-    all_of_parts: usize,
+    pub(super) all_of_parts: usize,
     /// Paths of `default` keywords a lenient import leaves out (found not to fit in a first pass).
     dropped_defaults: &'d HashSet<String>,
 }
@@ -474,18 +126,9 @@ enum Form {
     Typed,
 }
 
-/// Most schemas one `allOf` may gather (its members, the definitions they refer to, and their
-/// own `allOf` members), which bounds a definition that includes itself.
-const MAX_ALL_OF_PARTS: usize = 64;
-
-/// Most schemas every `allOf` of one document may gather together. Merging writes referenced
-/// definitions in place, so without this bound, definitions whose properties each merge the next
-/// definition would cost time exponential in their number.
-const MAX_ALL_OF_TOTAL: usize = 4096;
-
 impl<'s, 'd> Importer<'s, 'd> {
     /// Imports `document` once.
-    fn run(
+    pub(super) fn run(
         document: &'s Value,
         mode: ImportMode,
         dropped_defaults: &'d HashSet<String>,
@@ -524,7 +167,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                     .copied()
                     .unwrap_or(DefsContainer::Defs);
                 importer.error(
-                    &crate::diagnostics::pointer_push(container.pointer(), &name),
+                    &pointer_push(container.pointer(), &name),
                     "a cycle of references that never reaches a schema",
                 );
             }
@@ -540,7 +183,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         })
     }
 
-    fn error(&mut self, path: &str, message: impl Into<String>) {
+    pub(super) fn error(&mut self, path: &str, message: impl Into<String>) {
         self.error_coded(path, ImportCode::SchemaInvalid, message);
     }
 
@@ -562,7 +205,13 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     /// A reading that is not exact: `what` was found, and a lenient import reads it as
     /// `reading` (and says so); a strict one refuses it. Returns whether to take the reading.
-    fn liberty(&mut self, path: &str, code: ImportCode, what: &str, reading: &str) -> bool {
+    pub(super) fn liberty(
+        &mut self,
+        path: &str,
+        code: ImportCode,
+        what: &str,
+        reading: &str,
+    ) -> bool {
         match self.mode {
             ImportMode::Lenient => {
                 self.warn(path, code, format!("{what}; read as {reading}"));
@@ -578,7 +227,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     /// A keyword the import does not honour: an error in a strict import, ignored (and said)
     /// in a lenient one.
-    fn unsupported(&mut self, path: &str, code: ImportCode, message: String) {
+    pub(super) fn unsupported(&mut self, path: &str, code: ImportCode, message: String) {
         match self.mode {
             ImportMode::Lenient => self.warn(path, code, format!("{message}; ignored")),
             ImportMode::Strict => self.error_coded(path, code, message),
@@ -682,7 +331,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             // `null` to be allowed, and refusing the `null` they send would refuse valid calls.
             Some(Value::Bool(true)) => {
                 let honoured = self.liberty(
-                    &pointer(path, "nullable"),
+                    &pointer_push(path, "nullable"),
                     ImportCode::NullableKeyword,
                     "`nullable: true` is an OpenAPI keyword that JSON Schema 2020-12 does not \
                      define (write `\"type\": [..., \"null\"]`)",
@@ -692,7 +341,10 @@ impl<'s, 'd> Importer<'s, 'd> {
                     ty = Type::nilable(ty);
                 }
             }
-            Some(_) => self.error(&pointer(path, "nullable"), "`nullable` must be a boolean"),
+            Some(_) => self.error(
+                &pointer_push(path, "nullable"),
+                "`nullable` must be a boolean",
+            ),
         }
         ty
     }
@@ -713,7 +365,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             return None;
         }
         let taken = self.liberty(
-            &pointer(path, "enum"),
+            &pointer_push(path, "enum"),
             ImportCode::EnumOfItems,
             "`enum` on an array, with values that are not arrays (so JSON Schema accepts no \
              value)",
@@ -737,245 +389,6 @@ impl<'s, 'd> Importer<'s, 'd> {
         Some(Value::Object(rewritten))
     }
 
-    /// `allOf` as one schema: the members' keywords merged into the schema around them. The
-    /// merge is exact where keywords constrain the value independently, which is the usual case
-    /// (`allOf` around one `$ref` to describe it, objects assembled from parts); what does not
-    /// merge exactly is a liberty (`all_of_inexact`). `None` when refused (and said).
-    fn all_of(&mut self, object: &Map<String, Value>, path: &str) -> Result<Value, AllOfFail> {
-        let at = pointer(path, "allOf");
-        let members = match object.get("allOf") {
-            Some(Value::Array(members)) if !members.is_empty() => members,
-            _ => {
-                self.error(&at, "`allOf` must be a non-empty array");
-                return Err(AllOfFail::Reported);
-            }
-        };
-        let mut base = object.clone();
-        base.remove("allOf");
-        let annotation = |k: &String| {
-            COMMON.contains(&k.as_str())
-                || ANNOTATIONS.contains(&k.as_str())
-                || ROOT_ONLY.contains(&k.as_str())
-        };
-        // One `$ref` beside nothing but annotations: the reference itself, keeping its name.
-        let real: Vec<&Value> = members
-            .iter()
-            .filter(|m| **m != Value::Bool(true))
-            .collect();
-        if let [Value::Object(only)] = real[..]
-            && only.contains_key("$ref")
-            && only.keys().all(|k| k == "$ref" || annotation(k))
-            && base.keys().all(annotation)
-        {
-            let mut merged = only.clone();
-            merged.extend(base);
-            return Ok(Value::Object(merged));
-        }
-
-        let mut merged = Map::new();
-        let mut parts: Vec<(String, Map<String, Value>)> = vec![(path.to_owned(), base)];
-        let mut queue: VecDeque<(String, Value)> = members
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (pointer(&at, &i.to_string()), m.clone()))
-            .collect();
-        let mut gathered = 0;
-        while let Some((here, member)) = queue.pop_front() {
-            gathered += 1;
-            self.all_of_parts += 1;
-            if self.all_of_parts > MAX_ALL_OF_TOTAL {
-                self.error(
-                    &at,
-                    format!("the document's `allOf`s gather more than {MAX_ALL_OF_TOTAL} schemas"),
-                );
-                return Err(AllOfFail::Reported);
-            }
-            if gathered > MAX_ALL_OF_PARTS {
-                self.error(
-                    &at,
-                    format!("`allOf` gathers more than {MAX_ALL_OF_PARTS} schemas"),
-                );
-                return Err(AllOfFail::Reported);
-            }
-            let mut member = match member {
-                Value::Bool(true) => continue,
-                Value::Bool(false) => {
-                    return Err(AllOfFail::Nothing {
-                        path: here,
-                        message: "an `allOf` member is `false`: no value is valid".to_owned(),
-                    });
-                }
-                Value::Object(member) => member,
-                _ => {
-                    self.error(&here, "a schema must be an object or a boolean");
-                    return Err(AllOfFail::Reported);
-                }
-            };
-            if let Some(target) = member.remove("$ref") {
-                let ref_path = pointer(&here, "$ref");
-                let body = target
-                    .as_str()
-                    .and_then(|t| self.definition_body(t))
-                    .cloned();
-                match body {
-                    Some(body) => queue.push_back((ref_path, body)),
-                    None => {
-                        self.error(
-                            &ref_path,
-                            format!(
-                                "{target} points at no definition under `$defs` or `definitions`"
-                            ),
-                        );
-                        return Err(AllOfFail::Reported);
-                    }
-                }
-            }
-            if let Some(inner) = member.remove("allOf") {
-                let inner_at = pointer(&here, "allOf");
-                let Value::Array(inner) = inner else {
-                    self.error(&inner_at, "`allOf` must be a non-empty array");
-                    return Err(AllOfFail::Reported);
-                };
-                for (j, m) in inner.into_iter().enumerate() {
-                    queue.push_back((pointer(&inner_at, &j.to_string()), m));
-                }
-            }
-            parts.push((here, member));
-        }
-
-        let mut inexact: Vec<(String, String)> = Vec::new();
-        for (here, part) in &parts {
-            for (key, value) in part {
-                let Some(existing) = merged.get_mut(key) else {
-                    merged.insert(key.clone(), value.clone());
-                    continue;
-                };
-                if existing == value {
-                    continue;
-                }
-                match merge_keyword(key, existing, value) {
-                    Merge::Done => {}
-                    Merge::Nothing => {
-                        return Err(AllOfFail::Nothing {
-                            path: pointer(here, key),
-                            message: format!(
-                                "`{key}` leaves no value in common with the rest of `allOf`"
-                            ),
-                        });
-                    }
-                    Merge::Inexact => inexact.push((pointer(here, key), key.clone())),
-                }
-            }
-        }
-        // `additionalProperties` sees only the `properties` beside it: merged, it would also
-        // admit what the other parts declare.
-        let declared: HashSet<&String> = parts
-            .iter()
-            .filter_map(|(_, p)| p.get("properties").and_then(Value::as_object))
-            .flat_map(Map::keys)
-            .collect();
-        for (here, part) in &parts {
-            let closes = part
-                .get("additionalProperties")
-                .is_some_and(|a| *a != Value::Bool(true));
-            let own: HashSet<&String> = part
-                .get("properties")
-                .and_then(Value::as_object)
-                .map(|p| p.keys().collect())
-                .unwrap_or_default();
-            if closes && declared.iter().any(|name| !own.contains(name)) {
-                inexact.push((
-                    pointer(here, "additionalProperties"),
-                    "additionalProperties".to_owned(),
-                ));
-            }
-        }
-        let mut refused = false;
-        for (here, key) in inexact {
-            let what = if key == "additionalProperties" {
-                "`additionalProperties` in an `allOf` part only admits the properties declared \
-                 beside it"
-                    .to_owned()
-            } else {
-                format!("`{key}` differs between `allOf` parts, and one schema holds one")
-            };
-            let reading = if key == "additionalProperties" {
-                "admitting the properties of every part"
-            } else {
-                "the first of them"
-            };
-            refused |= !self.liberty(&here, ImportCode::AllOfInexact, &what, reading);
-        }
-        if refused {
-            Err(AllOfFail::Reported)
-        } else {
-            Ok(Value::Object(merged))
-        }
-    }
-
-    /// `anyOf` (or `oneOf`) beside keywords that constrain the value too: each member merged
-    /// with them, as `A and (B or C)` is `(A and B) or (A and C)`; a member that leaves no value
-    /// beside them is left out. As exact as the merges (see [`Importer::all_of`]); where a merge
-    /// goes wrong, its paths run through `/anyOf/<i>/allOf/0` (the keywords beside) and
-    /// `/anyOf/<i>/allOf/1` (the member).
-    fn any_of_siblings(&mut self, object: &Map<String, Value>, path: &str) -> Option<Value> {
-        let keyword = match (object.contains_key("anyOf"), object.contains_key("oneOf")) {
-            (true, false) => "anyOf",
-            (false, true) => "oneOf",
-            // Both: `form` reports it.
-            _ => return None,
-        };
-        let Some(Value::Array(members)) = object.get(keyword) else {
-            return None;
-        };
-        let (mut rest, mut siblings) = (Map::new(), Map::new());
-        for (key, value) in object {
-            let k = key.as_str();
-            if k == keyword
-                || COMMON.contains(&k)
-                || ANNOTATIONS.contains(&k)
-                || ROOT_ONLY.contains(&k)
-            {
-                rest.insert(key.clone(), value.clone());
-            } else {
-                siblings.insert(key.clone(), value.clone());
-            }
-        }
-        if siblings.is_empty() || members.is_empty() {
-            return None;
-        }
-        let at = pointer(path, keyword);
-        let mut merged_members = Vec::with_capacity(members.len());
-        for (i, member) in members.iter().enumerate() {
-            if *member == Value::Bool(false) {
-                continue;
-            }
-            let both = Value::Array(vec![Value::Object(siblings.clone()), member.clone()]);
-            let wrapper = Map::from_iter([("allOf".to_owned(), both)]);
-            match self.all_of(&wrapper, &pointer(&at, &i.to_string())) {
-                Ok(merged) => merged_members.push(merged),
-                // This member allows no value the keywords beside it allow.
-                Err(AllOfFail::Nothing { .. }) => {}
-                Err(AllOfFail::Reported) => return Some(Value::Bool(true)),
-            }
-        }
-        if merged_members.is_empty() {
-            self.error(
-                &at,
-                format!("no member of `{keyword}` allows a value the keywords beside it allow"),
-            );
-            return Some(Value::Bool(true));
-        }
-        rest.insert(keyword.to_owned(), Value::Array(merged_members));
-        Some(Value::Object(rest))
-    }
-
-    /// The body of the definition `target` (`#/$defs/<name>` or `#/definitions/<name>`) points at.
-    fn definition_body(&self, target: &str) -> Option<&'s Value> {
-        let (container, name) = parse_ref(target).ok()?;
-        self.document.get(container.keyword())?.get(&name)
-    }
-
     fn form(&mut self, object: &Map<String, Value>, path: &str) -> Form {
         if object.contains_key("$ref") {
             return Form::Ref;
@@ -983,7 +396,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         match (object.contains_key("anyOf"), object.contains_key("oneOf")) {
             (true, true) => {
                 self.error(
-                    &pointer(path, "oneOf"),
+                    &pointer_push(path, "oneOf"),
                     "`anyOf` and `oneOf` together are not supported",
                 );
                 return Form::AnyOf("anyOf");
@@ -995,7 +408,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         if object.contains_key("enum") {
             if object.contains_key("const") {
                 self.error(
-                    &pointer(path, "const"),
+                    &pointer_push(path, "const"),
                     "`const` beside `enum` is not supported",
                 );
             }
@@ -1017,7 +430,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             if ROOT_ONLY.contains(&key) {
                 if site != Site::Root {
                     self.unsupported(
-                        &pointer(path, key),
+                        &pointer_push(path, key),
                         ImportCode::UnsupportedKeyword,
                         format!("`{key}` is only supported at the root of the document"),
                     );
@@ -1049,7 +462,11 @@ impl<'s, 'd> Importer<'s, 'd> {
                 }
                 Form::Typed => format!("unsupported keyword `{key}`"),
             };
-            self.unsupported(&pointer(path, key), ImportCode::UnsupportedKeyword, message);
+            self.unsupported(
+                &pointer_push(path, key),
+                ImportCode::UnsupportedKeyword,
+                message,
+            );
         }
     }
 
@@ -1063,53 +480,12 @@ impl<'s, 'd> Importer<'s, 'd> {
             Value::String(s) => Some(s.clone()),
             _ => {
                 self.error(
-                    &pointer(path, keyword),
+                    &pointer_push(path, keyword),
                     format!("`{keyword}` must be a string"),
                 );
                 None
             }
         }
-    }
-
-    fn reference(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path = pointer(path, "$ref");
-        let Some(Value::String(target)) = object.get("$ref") else {
-            self.error(&path, "`$ref` must be a string");
-            return Type::Any;
-        };
-        let (container, name) = match parse_ref(target) {
-            Ok(parsed) => parsed,
-            Err(message) => {
-                self.error(&path, message);
-                return Type::Any;
-            }
-        };
-        match self.seen.get(&name) {
-            Some(known) if *known == container => return Type::Ref(name),
-            Some(_) => {
-                self.error(
-                    &path,
-                    format!("`{name}` is defined under both `$defs` and `definitions`"),
-                );
-                return Type::Any;
-            }
-            None => {}
-        }
-        let document = self.document;
-        let Some(schema) = document
-            .get(container.keyword())
-            .and_then(|defs| defs.get(&name))
-        else {
-            self.error(&path, format!("`{target}` points at no definition"));
-            return Type::Any;
-        };
-        self.seen.insert(name.clone(), container);
-        self.pending.push_back(Pending {
-            name: name.clone(),
-            schema,
-            path: crate::diagnostics::pointer_push(container.pointer(), &name),
-        });
-        Type::Ref(name)
     }
 
     fn any_of(
@@ -1119,7 +495,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         path: &str,
         depth: usize,
     ) -> Type {
-        let path = pointer(path, keyword);
+        let path = pointer_push(path, keyword);
         let members = match object.get(keyword) {
             Some(Value::Array(members)) if !members.is_empty() => members,
             _ => {
@@ -1146,7 +522,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             for ((i, member), tag) in others.into_iter().zip(tags) {
                 let mut ty = self.schema(
                     member,
-                    &pointer(&path, &i.to_string()),
+                    &pointer_push(&path, &i.to_string()),
                     depth + 1,
                     Site::Variant,
                 );
@@ -1167,7 +543,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 .map(|(i, member)| {
                     self.schema(
                         member,
-                        &pointer(&path, &i.to_string()),
+                        &pointer_push(&path, &i.to_string()),
                         depth + 1,
                         Site::Nested,
                     )
@@ -1187,7 +563,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     }
 
     fn enumeration(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path_enum = pointer(path, "enum");
+        let path_enum = pointer_push(path, "enum");
         let Some(Value::Array(values)) = object.get("enum") else {
             self.error(&path_enum, "`enum` must be an array");
             return Type::Any;
@@ -1204,7 +580,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     }
 
     fn constant(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let path_const = pointer(path, "const");
+        let path_const = pointer_push(path, "const");
         let value = object.get("const").cloned().unwrap_or(Value::Null);
         self.closed_set(
             object,
@@ -1228,7 +604,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         let keyword = if listed { "enum" } else { "const" };
         let position = |i: usize| {
             if listed {
-                pointer(at, &i.to_string())
+                pointer_push(at, &i.to_string())
             } else {
                 at.to_owned()
             }
@@ -1300,7 +676,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     /// The names in `type`, checked; `None` when there is no `type`.
     fn type_names(&mut self, object: &Map<String, Value>, path: &str) -> Option<Vec<&'static str>> {
-        let path = pointer(path, "type");
+        let path = pointer_push(path, "type");
         let raw: Vec<&Value> = match object.get("type")? {
             Value::Array(names) => names.iter().collect(),
             single => vec![single],
@@ -1315,7 +691,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 Some(_) => {}
                 None => {
                     let at = if object.get("type").is_some_and(Value::is_array) {
-                        pointer(&path, &i.to_string())
+                        pointer_push(&path, &i.to_string())
                     } else {
                         path.clone()
                     };
@@ -1379,7 +755,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             };
             if !concrete.iter().any(|t| family.contains(t)) {
                 self.unsupported(
-                    &pointer(path, key),
+                    &pointer_push(path, key),
                     ImportCode::InapplicableKeyword,
                     format!("`{key}` does not apply to type {}", names.join(" or ")),
                 );
@@ -1390,7 +766,10 @@ impl<'s, 'd> Importer<'s, 'd> {
                 .get("type")
                 .is_some_and(|t| t.as_array().is_some_and(Vec::is_empty))
             {
-                self.error(&pointer(path, "type"), "`type` must name at least one type");
+                self.error(
+                    &pointer_push(path, "type"),
+                    "`type` must name at least one type",
+                );
             } else if !names.is_empty() {
                 self.error(path, "a schema that only accepts null is not supported");
             }
@@ -1426,18 +805,18 @@ impl<'s, 'd> Importer<'s, 'd> {
                         // Schema that coercion cannot enforce.
                         Err(e) if is_ecma_regex(source) => {
                             let message = format!("pattern `{source}` cannot be enforced: {e}");
-                            let at = pointer(path, "pattern");
+                            let at = pointer_push(path, "pattern");
                             self.unsupported(&at, ImportCode::UnsupportedKeyword, message);
                             None
                         }
                         Err(e) => {
                             let message = format!("pattern `{source}` cannot be used: {e}");
-                            self.error(&pointer(path, "pattern"), message);
+                            self.error(&pointer_push(path, "pattern"), message);
                             None
                         }
                     },
                     Some(_) => {
-                        self.error(&pointer(path, "pattern"), "`pattern` must be a string");
+                        self.error(&pointer_push(path, "pattern"), "`pattern` must be a string");
                         None
                     }
                 };
@@ -1459,9 +838,9 @@ impl<'s, 'd> Importer<'s, 'd> {
     /// An array schema: `items`, `prefixItems` (or the older array of `items`), and the length
     /// bounds. `items: false` is exact: no items past the prefix.
     fn array(&mut self, object: &Map<String, Value>, path: &str, depth: usize) -> Type {
-        let items_path = pointer(path, "items");
+        let items_path = pointer_push(path, "items");
         let (prefix, prefix_path, rest) = match (object.get("prefixItems"), object.get("items")) {
-            (Some(prefix), rest) => (Some(prefix), pointer(path, "prefixItems"), rest),
+            (Some(prefix), rest) => (Some(prefix), pointer_push(path, "prefixItems"), rest),
             // Before 2020-12, an array of `items` was the prefix.
             (None, Some(prefix @ Value::Array(_))) => (Some(prefix), items_path.clone(), None),
             (None, rest) => (None, String::new(), rest),
@@ -1492,7 +871,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             }
             let ty = self.schema(
                 schema,
-                &pointer(&prefix_path, &i.to_string()),
+                &pointer_push(&prefix_path, &i.to_string()),
                 depth + 1,
                 Site::Nested,
             );
@@ -1542,7 +921,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Bool(unique)) => *unique,
             Some(_) => {
                 self.error(
-                    &pointer(path, "uniqueItems"),
+                    &pointer_push(path, "uniqueItems"),
                     "`uniqueItems` must be a boolean",
                 );
                 false
@@ -1554,156 +933,6 @@ impl<'s, 'd> Importer<'s, 'd> {
             max_items,
             unique_items,
         })
-    }
-
-    /// A non-negative whole number keyword (`minLength`, `maxItems`, ...).
-    fn count(&mut self, object: &Map<String, Value>, keyword: &str, path: &str) -> Option<u64> {
-        let value = object.get(keyword)?;
-        let count = value.as_u64().or_else(|| {
-            value
-                .as_f64()
-                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
-                .map(|f| f as u64)
-        });
-        if count.is_none() {
-            self.error(
-                &pointer(path, keyword),
-                format!("`{keyword}` must be a non-negative whole number"),
-            );
-        }
-        count
-    }
-
-    fn integer(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let [minimum, maximum, exclusive_minimum, exclusive_maximum] =
-            self.bounds(object, path, integer_bound);
-        let mut out = IntegerType {
-            minimum,
-            maximum,
-            exclusive_minimum,
-            exclusive_maximum,
-            multiple_of: None,
-        };
-        if let Some(value) = object.get("multipleOf") {
-            match value.as_u64().filter(|m| *m > 0).or_else(|| {
-                value
-                    .as_f64()
-                    .filter(|f| f.fract() == 0.0 && *f >= 1.0 && *f <= u64::MAX as f64)
-                    .map(|f| f as u64)
-            }) {
-                Some(m) => out.multiple_of = Some(m),
-                // Valid JSON Schema (`multipleOf: 0.5` of an integer) the integer type cannot
-                // hold.
-                None if value.as_f64().is_some_and(|f| f.is_finite() && f > 0.0) => {
-                    self.unsupported(
-                        &pointer(path, "multipleOf"),
-                        ImportCode::UnsupportedKeyword,
-                        format!(
-                            "`multipleOf: {value}` of an integer cannot be enforced (only a \
-                             whole number can)"
-                        ),
-                    );
-                }
-                None => self.error(
-                    &pointer(path, "multipleOf"),
-                    "`multipleOf` must be a number greater than 0",
-                ),
-            }
-        }
-        Type::Integer(out)
-    }
-
-    fn number(&mut self, object: &Map<String, Value>, path: &str) -> Type {
-        let [minimum, maximum, exclusive_minimum, exclusive_maximum] =
-            self.bounds(object, path, |value, _| match value.as_f64() {
-                Some(bound) if bound.is_finite() => Ok(Some(bound)),
-                _ => Err("must be a number"),
-            });
-        let mut out = NumberType {
-            minimum,
-            maximum,
-            exclusive_minimum,
-            exclusive_maximum,
-            multiple_of: None,
-        };
-        if let Some(value) = object.get("multipleOf") {
-            match value.as_f64().filter(|m| m.is_finite() && *m > 0.0) {
-                Some(m) => out.multiple_of = Some(m),
-                None => self.error(
-                    &pointer(path, "multipleOf"),
-                    "`multipleOf` must be a positive number",
-                ),
-            }
-        }
-        Type::Number(out)
-    }
-
-    /// `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum`, each read by `read`
-    /// (told whether it is a lower bound), with the draft-4 boolean spelling folded in.
-    fn bounds<T>(
-        &mut self,
-        object: &Map<String, Value>,
-        path: &str,
-        read: impl Fn(&Value, bool) -> Result<Option<T>, &'static str>,
-    ) -> [Option<T>; 4] {
-        let draft4 = self.draft4_exclusive(object, path);
-        let [
-            mut minimum,
-            mut maximum,
-            mut exclusive_minimum,
-            mut exclusive_maximum,
-        ] = [None, None, None, None];
-        for (keyword, low) in [
-            ("minimum", true),
-            ("maximum", false),
-            ("exclusiveMinimum", true),
-            ("exclusiveMaximum", false),
-        ] {
-            let Some(value) = object.get(keyword) else {
-                continue;
-            };
-            if value.is_boolean() {
-                continue; // draft-4 spelling, folded in below
-            }
-            let bound = match read(value, low) {
-                Ok(bound) => bound,
-                Err(reason) => {
-                    self.error(&pointer(path, keyword), format!("`{keyword}` {reason}"));
-                    continue;
-                }
-            };
-            let slot = match keyword {
-                "minimum" if draft4.0 => &mut exclusive_minimum,
-                "maximum" if draft4.1 => &mut exclusive_maximum,
-                "minimum" => &mut minimum,
-                "maximum" => &mut maximum,
-                "exclusiveMinimum" => &mut exclusive_minimum,
-                _ => &mut exclusive_maximum,
-            };
-            *slot = bound;
-        }
-        [minimum, maximum, exclusive_minimum, exclusive_maximum]
-    }
-
-    /// The draft-4 (OpenAPI 3.0) spelling `exclusiveMinimum: true`, which makes `minimum`
-    /// exclusive: (minimum exclusive, maximum exclusive).
-    fn draft4_exclusive(&mut self, object: &Map<String, Value>, path: &str) -> (bool, bool) {
-        let mut flag = |keyword: &str, bound: &str| match object.get(keyword) {
-            Some(Value::Bool(true)) => {
-                if !object.contains_key(bound) {
-                    self.error(
-                        &pointer(path, keyword),
-                        format!("`{keyword}: true` needs a `{bound}`"),
-                    );
-                }
-                true
-            }
-            _ => false,
-        };
-        (
-            flag("exclusiveMinimum", "minimum"),
-            flag("exclusiveMaximum", "maximum"),
-        )
     }
 
     fn object(
@@ -1718,7 +947,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Bool(false)) => Some(None),
             Some(schema) => Some(Some(self.schema(
                 schema,
-                &pointer(path, "additionalProperties"),
+                &pointer_push(path, "additionalProperties"),
                 depth + 1,
                 Site::Nested,
             ))),
@@ -1728,7 +957,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             Some(Value::Object(properties)) => properties,
             Some(_) => {
                 self.error(
-                    &pointer(path, "properties"),
+                    &pointer_push(path, "properties"),
                     "`properties` must be an object",
                 );
                 return Type::Any;
@@ -1742,7 +971,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                     Some(None) => {
                         if keys.is_some() {
                             self.error(
-                                &pointer(path, "propertyNames"),
+                                &pointer_push(path, "propertyNames"),
                                 "`propertyNames` on an object that allows no keys",
                             );
                         }
@@ -1761,7 +990,7 @@ impl<'s, 'd> Importer<'s, 'd> {
         };
         if object.contains_key("propertyNames") {
             self.unsupported(
-                &pointer(path, "propertyNames"),
+                &pointer_push(path, "propertyNames"),
                 ImportCode::UnsupportedKeyword,
                 "`propertyNames` is only supported on maps (objects without `properties` or \
                  `required`)"
@@ -1780,12 +1009,12 @@ impl<'s, 'd> Importer<'s, 'd> {
             additional: extra.clone().map(Box::new),
             ..StructType::default()
         };
-        let properties_path = pointer(path, "properties");
+        let properties_path = pointer_push(path, "properties");
         for (name, schema) in properties {
             if site == Site::Variant && name == TYPE_TAG {
                 continue;
             }
-            let at = pointer(&properties_path, name);
+            let at = pointer_push(&properties_path, name);
             let is_required = required.iter().any(|r| r == name);
             if *schema == Value::Bool(false) {
                 // The key must be absent: exactly what a closed struct says of an undeclared key.
@@ -1828,7 +1057,7 @@ impl<'s, 'd> Importer<'s, 'd> {
             let ty = match &additional {
                 Some(None) => {
                     self.error(
-                        &pointer(&pointer(path, "required"), &i.to_string()),
+                        &pointer_push(&pointer_push(path, "required"), &i.to_string()),
                         format!(
                             "required `{name}` is not in `properties`, and \
                              `additionalProperties: false` forbids it: no value is valid"
@@ -1848,7 +1077,7 @@ impl<'s, 'd> Importer<'s, 'd> {
     /// is known; `None` when there is none, or a lenient import leaves it out.
     fn default(&mut self, schema: &Value, at: &str, ty: &Type) -> Option<Value> {
         let default = schema.get("default")?;
-        let path = pointer(at, "default");
+        let path = pointer_push(at, "default");
         if json_depth(default) > MAX_IMPORT_DEPTH {
             self.error(
                 &path,
@@ -1869,7 +1098,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     /// The names in `required`, each once.
     fn required(&mut self, object: &Map<String, Value>, path: &str, site: Site) -> Vec<String> {
-        let path = pointer(path, "required");
+        let path = pointer_push(path, "required");
         let Some(required) = object.get("required") else {
             return Vec::new();
         };
@@ -1883,7 +1112,10 @@ impl<'s, 'd> Importer<'s, 'd> {
                 Some(name) if site == Site::Variant && name == TYPE_TAG => {}
                 Some(name) if out.iter().any(|n| n == name) => {}
                 Some(name) => out.push(name.to_owned()),
-                None => self.error(&pointer(&path, &i.to_string()), "names must be strings"),
+                None => self.error(
+                    &pointer_push(&path, &i.to_string()),
+                    "names must be strings",
+                ),
             }
         }
         out
@@ -1891,7 +1123,7 @@ impl<'s, 'd> Importer<'s, 'd> {
 
     fn map_keys(&mut self, object: &Map<String, Value>, path: &str) -> Option<MapKeys> {
         let names = object.get("propertyNames")?;
-        let path = pointer(path, "propertyNames");
+        let path = pointer_push(path, "propertyNames");
         if *names == Value::Bool(true) {
             // Every name is allowed: it says nothing.
             return None;
@@ -1919,13 +1151,13 @@ impl<'s, 'd> Importer<'s, 'd> {
                 && !ANNOTATIONS.contains(&key.as_str())
             {
                 self.error(
-                    &pointer(&path, key),
+                    &pointer_push(&path, key),
                     format!("`{key}` in `propertyNames` is not supported (only `enum`)"),
                 );
             }
         }
         if names.get("type").is_some_and(|t| t != "string") {
-            self.error(&pointer(&path, "type"), "property names are strings");
+            self.error(&pointer_push(&path, "type"), "property names are strings");
         }
         let Some(Value::Array(values)) = names.get("enum") else {
             self.error(&path, "`propertyNames` must have an `enum` of strings");
@@ -1937,7 +1169,7 @@ impl<'s, 'd> Importer<'s, 'd> {
                 Some(s) if !keys.contains(&s) => keys.push(s),
                 Some(_) => {}
                 None => self.error(
-                    &pointer(&pointer(&path, "enum"), &i.to_string()),
+                    &pointer_push(&pointer_push(&path, "enum"), &i.to_string()),
                     "property names must be strings",
                 ),
             }
@@ -2015,10 +1247,6 @@ fn name_struct(ty: &mut Type, name: String) {
     }
 }
 
-fn pointer(base: &str, segment: &str) -> String {
-    crate::diagnostics::pointer_push(base, segment)
-}
-
 /// An `enum` or `const` value as the type model holds it: strings, and integers in the 64-bit
 /// signed range (a whole float such as `2.0` is that integer, as JSON Schema has it), as
 /// themselves; any other value as JSON.
@@ -2054,196 +1282,11 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
-/// What a `$ref` names: `#/$defs/<name>` or `#/definitions/<name>`, or why it cannot be read.
-fn parse_ref(target: &str) -> Result<(DefsContainer, String), String> {
-    let parsed = [DefsContainer::Defs, DefsContainer::Definitions]
-        .into_iter()
-        .find_map(|c| {
-            let rest = target.strip_prefix("#/")?.strip_prefix(c.keyword())?;
-            Some((c, rest.strip_prefix('/')?))
-        });
-    let Some((container, segment)) = parsed else {
-        return Err(format!(
-            "`{target}`: only references to `#/$defs/<name>` or `#/definitions/<name>` are supported"
-        ));
-    };
-    match decode_fragment_segment(segment) {
-        Some(name) => Ok((container, name)),
-        None => Err(format!(
-            "`{target}`: only references to a whole definition are supported"
-        )),
-    }
-}
-
-/// Why an `allOf` did not merge.
-enum AllOfFail {
-    /// Already reported (an error, or a liberty a strict import refuses).
-    Reported,
-    /// Its parts leave no value valid: where, and why (for the caller to report, or, for a
-    /// member of an `anyOf`, to leave the member out).
-    Nothing {
-        /// JSON Pointer of the part that leaves nothing.
-        path: String,
-        /// Why.
-        message: String,
-    },
-}
-
-/// How one keyword of an `allOf` part merged into the keyword already gathered.
-enum Merge {
-    /// Exactly: the gathered value now says what both did.
-    Done,
-    /// The two leave no value valid.
-    Nothing,
-    /// Not exactly: the gathered value is kept as it was.
-    Inexact,
-}
-
-/// Merges `value` into `existing`, two different values of `key` in parts of one `allOf`.
-fn merge_keyword(key: &str, existing: &mut Value, value: &Value) -> Merge {
-    let both = |a: Value, b: Value| {
-        Value::Object(Map::from_iter([(
-            "allOf".to_owned(),
-            Value::Array(vec![a, b]),
-        )]))
-    };
-    match key {
-        "properties" => {
-            let (Value::Object(mine), Value::Object(theirs)) = (&mut *existing, value) else {
-                return Merge::Inexact;
-            };
-            for (name, schema) in theirs {
-                match mine.get_mut(name) {
-                    None => {
-                        mine.insert(name.clone(), schema.clone());
-                    }
-                    Some(old) if old == schema => {}
-                    Some(old) => *old = both(std::mem::take(old), schema.clone()),
-                }
-            }
-            Merge::Done
-        }
-        "required" => {
-            let (Value::Array(mine), Value::Array(theirs)) = (&mut *existing, value) else {
-                return Merge::Inexact;
-            };
-            for name in theirs {
-                if !mine.contains(name) {
-                    mine.push(name.clone());
-                }
-            }
-            Merge::Done
-        }
-        "type" => {
-            let names = |v: &Value| -> Option<Vec<String>> {
-                match v {
-                    Value::String(t) => Some(vec![t.clone()]),
-                    Value::Array(ts) => ts.iter().map(|t| t.as_str().map(str::to_owned)).collect(),
-                    _ => None,
-                }
-            };
-            let (Some(mine), Some(theirs)) = (names(existing), names(value)) else {
-                return Merge::Inexact;
-            };
-            let mut common: Vec<String> = Vec::new();
-            for t in &mine {
-                let kept = if theirs.contains(t) {
-                    t.as_str()
-                } else if (t == "integer" && theirs.iter().any(|o| o == "number"))
-                    || (t == "number" && theirs.iter().any(|o| o == "integer"))
-                {
-                    "integer"
-                } else {
-                    continue;
-                };
-                if !common.iter().any(|c| c == kept) {
-                    common.push(kept.to_owned());
-                }
-            }
-            *existing = match common.len() {
-                0 => return Merge::Nothing,
-                1 => Value::String(common.remove(0)),
-                _ => Value::Array(common.into_iter().map(Value::String).collect()),
-            };
-            Merge::Done
-        }
-        "minimum" | "exclusiveMinimum" | "minLength" | "minItems" | "maximum"
-        | "exclusiveMaximum" | "maxLength" | "maxItems" => {
-            let (Some(mine), Some(theirs)) = (existing.as_f64(), value.as_f64()) else {
-                return Merge::Inexact;
-            };
-            let lower = key.starts_with("min") || key == "exclusiveMinimum";
-            if (lower && theirs > mine) || (!lower && theirs < mine) {
-                *existing = value.clone();
-            }
-            Merge::Done
-        }
-        "items" | "additionalProperties" | "propertyNames" => {
-            match (&*existing, value) {
-                (Value::Array(_), _) | (_, Value::Array(_)) => return Merge::Inexact,
-                (Value::Bool(false), _) | (_, Value::Bool(true)) => {}
-                (_, Value::Bool(false)) | (Value::Bool(true), _) => *existing = value.clone(),
-                _ => *existing = both(std::mem::take(existing), value.clone()),
-            }
-            Merge::Done
-        }
-        "enum" => {
-            let (Value::Array(mine), Value::Array(theirs)) = (&mut *existing, value) else {
-                return Merge::Inexact;
-            };
-            mine.retain(|v| theirs.contains(v));
-            if mine.is_empty() {
-                Merge::Nothing
-            } else {
-                Merge::Done
-            }
-        }
-        // Annotations: the first one found (the schema's own, then its members' in order).
-        "description" | "title" | "default" => Merge::Done,
-        k if ANNOTATIONS.contains(&k) => Merge::Done,
-        _ => Merge::Inexact,
-    }
-}
-
 /// Whether a value of JSON type `kind` is allowed by the names in `type`.
 fn fits(types: &[&str], kind: &str) -> bool {
     types
         .iter()
         .any(|t| *t == kind || (kind == "integer" && *t == "number"))
-}
-
-/// An integer bound from a JSON number: a whole number, with bounds past the 64-bit range that
-/// every 64-bit integer satisfies read as no bound. `low` is true for lower bounds.
-fn integer_bound(value: &Value, low: bool) -> Result<Option<i128>, &'static str> {
-    if let Some(i) = value.as_i64() {
-        return Ok(Some(i128::from(i)));
-    }
-    if let Some(u) = value.as_u64() {
-        return Ok(Some(i128::from(u)));
-    }
-    let Some(f) = value.as_f64() else {
-        return Err("must be a number");
-    };
-    if f.fract() != 0.0 {
-        return Err("of an integer must be a whole number");
-    }
-    // Past the 64-bit range: no bound on one side, nothing valid on the other.
-    if f >= 18_446_744_073_709_551_616.0 {
-        return if low {
-            Err("is past the 64-bit integer range")
-        } else {
-            Ok(None)
-        };
-    }
-    if f < -9_223_372_036_854_775_808.0 {
-        return if low {
-            Ok(None)
-        } else {
-            Err("is past the 64-bit integer range")
-        };
-    }
-    // Exact: `f` is whole and within the range of i128.
-    Ok(Some(f as i128))
 }
 
 /// How deeply a JSON value nests, counted without recursion.
@@ -2262,40 +1305,4 @@ fn json_depth(value: &Value) -> usize {
         }
     }
     deepest
-}
-
-/// Undoes [`crate::emit`]'s encoding of a definition name: percent-decoding, then JSON Pointer
-/// unescaping. `None` when the segment is not one whole, well-formed name.
-fn decode_fragment_segment(segment: &str) -> Option<String> {
-    let bytes = segment.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = segment.get(i + 1..i + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            decoded.push(bytes[i]);
-            i += 1;
-        }
-    }
-    let text = String::from_utf8(decoded).ok()?;
-    if text.contains('/') {
-        return None;
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '~' {
-            match chars.next()? {
-                '0' => out.push('~'),
-                '1' => out.push('/'),
-                _ => return None,
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    Some(out)
 }
