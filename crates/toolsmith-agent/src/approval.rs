@@ -7,9 +7,9 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::Step;
 use crate::lm::Usage;
 use crate::message::{Message, Role, ToolCall};
+use crate::step::Step;
 
 /// A tool call waiting for a person's decision.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -19,10 +19,11 @@ use crate::ask::{AgentAsker, ElicitationHandler};
 use crate::calls;
 use crate::content::for_text_message;
 use crate::declaration::ToolDeclaration;
-use crate::error::{AgentError, Step};
+use crate::error::AgentError;
 use crate::lm::{Delta, LanguageModel, Usage};
 use crate::message::{Message, Request, ToolCall, ToolChoice};
 use crate::signature::{Compiled, FINISH, Signature, Verdict};
+use crate::step::Step;
 
 /// How long a run may take unless set ([`ReAct::timeout`], [`Predict::timeout`]): ten minutes.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);

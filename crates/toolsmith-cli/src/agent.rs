@@ -14,9 +14,9 @@ use toolsmith_agent::{
 };
 
 use crate::error::UsageError;
-use crate::input::find_tool;
-use crate::output::Outcome;
+use crate::outcome::Outcome;
 use crate::person::{Note, TerminalPerson, fill_in, printable};
+use crate::select::find_tool;
 use crate::upstream::Upstreams;
 
 /// The API a model is asked through.

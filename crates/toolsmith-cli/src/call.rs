@@ -12,11 +12,11 @@ use toolsmith::{
     ToolOutput,
 };
 
+use crate::arguments::{PolicyArgs, argument_text};
 use crate::error::UsageError;
-use crate::input::{PolicyArgs, argument_text, find_tool};
 use crate::interrupt::{GRACE, Interrupt};
-use crate::output::{Outcome, repairs_json};
-use crate::select::Renames;
+use crate::outcome::{Outcome, repairs_json};
+use crate::select::{Renames, find_tool};
 use crate::upstream::Upstreams;
 
 /// The arguments of `toolsmith call`.

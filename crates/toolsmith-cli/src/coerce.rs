@@ -7,9 +7,10 @@ use clap::Args;
 use serde_json::json;
 use toolsmith::{Arguments, CoerceErrors, ImportedSchema, Type};
 
+use crate::arguments::{PolicyArgs, argument_text};
 use crate::error::UsageError;
-use crate::input::{PolicyArgs, argument_text, load_checked_schema};
-use crate::output::{Outcome, repairs_json};
+use crate::outcome::{Outcome, repairs_json};
+use crate::schema_file::load_checked_schema;
 
 /// The arguments of `toolsmith coerce`.
 #[derive(Debug, Args)]

@@ -121,16 +121,17 @@
 //! ```
 
 mod agent;
+mod arguments;
 mod call;
 mod coerce;
 mod error;
-mod input;
 mod interrupt;
 mod list;
 mod mcp;
-mod output;
+mod outcome;
 mod person;
 mod schema;
+mod schema_file;
 mod select;
 mod stats;
 mod upstream;
@@ -143,7 +144,7 @@ use clap::{Parser, Subcommand};
 use toolsmith::{Registry, RegistryError};
 
 use crate::error::UsageError;
-use crate::output::Outcome;
+use crate::outcome::Outcome;
 
 /// How a run ended: the process's exit status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

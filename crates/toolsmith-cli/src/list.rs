@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use toolsmith::{RegisteredTool, Registry};
 
 use crate::error::UsageError;
-use crate::output::Outcome;
+use crate::outcome::Outcome;
 use crate::select::ToolSelection;
 use crate::upstream::Upstreams;
 

@@ -15,7 +15,7 @@ use tracing_subscriber::prelude::*;
 use tracing_subscriber::registry::LookupSpan;
 
 use crate::error::UsageError;
-use crate::output::Outcome;
+use crate::outcome::Outcome;
 use crate::select::ToolSelection;
 use crate::stats::StatsFile;
 use crate::upstream::{Changes, Connected, Upstreams};

@@ -10,10 +10,11 @@ use toolsmith::{
     Dialect, Finding, FindingCode, LintTool, RegisteredTool, Registry, emit, lint, lint_tools,
 };
 
+use crate::arguments::parse_dialect;
 use crate::error::UsageError;
-use crate::input::{find_tool, load_schema, parse_dialect};
-use crate::output::{Outcome, pretty};
-use crate::select::ToolSelection;
+use crate::outcome::{Outcome, pretty};
+use crate::schema_file::load_schema;
+use crate::select::{ToolSelection, find_tool};
 use crate::upstream::Upstreams;
 
 /// The arguments of `toolsmith schema`.

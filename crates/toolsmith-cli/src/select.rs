@@ -1,10 +1,11 @@
 //! Which tools a command works on, under which names: `--tools`, `--prefix` and `--rename`,
-//! over [`Registry::select`], [`Registry::renamed`] and [`Registry::prefixed`].
+//! over [`Registry::select`], [`Registry::renamed`] and [`Registry::prefixed`]; and the tool a
+//! command names ([`find_tool`]).
 
 use std::borrow::Cow;
 
 use clap::Args;
-use toolsmith::Registry;
+use toolsmith::{RegisteredTool, Registry, ToolError};
 
 use crate::error::UsageError;
 
@@ -85,4 +86,18 @@ fn rename(text: &str) -> Result<(String, String), String> {
         }
         _ => Err("must be OLD=NEW, a tool's name and the name to call it by".to_owned()),
     }
+}
+
+/// The tool named `name`, or an error naming it with the nearest registered name.
+pub fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r RegisteredTool, UsageError> {
+    let did_you_mean = match registry.find(name) {
+        Ok(entry) => return Ok(entry),
+        Err(ToolError::NotFound { did_you_mean, .. }) => did_you_mean,
+        Err(_) => None,
+    };
+    Err(UsageError::UnknownTool {
+        name: name.to_owned(),
+        did_you_mean,
+        registered: registry.len(),
+    })
 }

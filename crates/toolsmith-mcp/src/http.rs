@@ -1,5 +1,6 @@
-//! The transports' entry points on [`McpServer`]: any byte streams, stdio, and streamable HTTP
-//! (stateless, or keeping sessions: [`sessions`]).
+//! Streamable HTTP: [`McpServer`]'s entry points over it (stateless, or keeping sessions:
+//! [`sessions`]), [`bind_http`] and [`shutdown_signal`]. Any byte streams and stdio are served
+//! beside their transport, in [`stdio`](crate::stdio).
 //!
 //! The HTTP server is hyper's, with what a server facing clients it does not control needs
 //! around it: an accept loop that no error ends (it backs off and keeps serving), a cap on open
@@ -28,14 +29,11 @@ use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
-use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData};
-use rmcp::service::ServerInitializeError;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
-use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
@@ -49,41 +47,6 @@ use self::reply::Response;
 use self::sessions::BoundedSessions;
 
 impl McpServer {
-    /// Serves one client over `read` and `write` (newline-delimited JSON-RPC, as on stdio) until
-    /// the client closes `read`.
-    ///
-    /// # Errors
-    /// [`ServeError::Connection`] when the client does not complete the MCP handshake.
-    pub async fn serve<R, W>(&self, read: R, write: W) -> Result<(), ServeError>
-    where
-        R: AsyncRead + Send + Unpin + 'static,
-        W: AsyncWrite + Send + Unpin + 'static,
-    {
-        let transport = self.line_transport(read, write);
-        let running = match self.for_lasting_connection().serve(transport).await {
-            Ok(running) => running,
-            // A client may leave before its first request (after `server/discover`, say).
-            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
-            Err(error) => return Err(ServeError::Connection(error.to_string())),
-        };
-        running
-            .waiting()
-            .await
-            .map(drop)
-            .map_err(|error| ServeError::Connection(error.to_string()))
-    }
-
-    /// Serves one client over this process's stdin and stdout. When both are pipes (as MCP
-    /// clients launch servers) they are read and written on the runtime's I/O driver rather than
-    /// through a blocking thread per read and write (rmcp's `stdio_pipes`).
-    ///
-    /// # Errors
-    /// As [`serve`](McpServer::serve).
-    pub async fn serve_stdio(&self) -> Result<(), ServeError> {
-        let (read, write) = rmcp::transport::stdio_pipes();
-        self.serve(read, write).await
-    }
-
     /// rmcp's streamable HTTP service alone (a tower service, to mount at `/mcp` in another
     /// HTTP server), stateless: every request is served by a fresh handle on this server, no
     /// session is kept, and plain JSON answers simple requests. It checks `Host` and `Origin` by

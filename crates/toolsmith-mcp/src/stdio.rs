@@ -1,5 +1,7 @@
-//! [`LineTransport`]: newline-delimited JSON-RPC over any byte streams (stdio by default), with
-//! a bound on each line and an error answer to every line that is not a message.
+//! The stdio transport: [`LineTransport`], newline-delimited JSON-RPC over any byte streams
+//! (stdio by default), with a bound on each line and an error answer to every line that is not a
+//! message; and [`McpServer`]'s entry points over it, [`serve`](McpServer::serve) (one client
+//! over any byte streams) and [`serve_stdio`](McpServer::serve_stdio).
 //!
 //! rmcp's own stream transport drops unparsable and oversized lines without a word; a client
 //! waiting on a request it sent would wait forever. This one answers: a line that is not JSON
@@ -24,19 +26,20 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::RoleServer;
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetExtensions, GetMeta,
     InitializeRequestParams, JsonRpcMessage, ProtocolVersion, RequestId,
 };
-use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::service::{RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
+use rmcp::{RoleServer, ServiceExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+use crate::error::ServeError;
 use crate::intake::{CallIntake, ToolCall, UTF8_BOM};
 use crate::server::McpServer;
 
@@ -234,6 +237,41 @@ where
 }
 
 impl McpServer {
+    /// Serves one client over `read` and `write` (newline-delimited JSON-RPC, as on stdio) until
+    /// the client closes `read`.
+    ///
+    /// # Errors
+    /// [`ServeError::Connection`] when the client does not complete the MCP handshake.
+    pub async fn serve<R, W>(&self, read: R, write: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        let transport = self.line_transport(read, write);
+        let running = match self.for_lasting_connection().serve(transport).await {
+            Ok(running) => running,
+            // A client may leave before its first request (after `server/discover`, say).
+            Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(error) => return Err(ServeError::Connection(error.to_string())),
+        };
+        running
+            .waiting()
+            .await
+            .map(drop)
+            .map_err(|error| ServeError::Connection(error.to_string()))
+    }
+
+    /// Serves one client over this process's stdin and stdout. When both are pipes (as MCP
+    /// clients launch servers) they are read and written on the runtime's I/O driver rather than
+    /// through a blocking thread per read and write (rmcp's `stdio_pipes`).
+    ///
+    /// # Errors
+    /// As [`serve`](McpServer::serve).
+    pub async fn serve_stdio(&self) -> Result<(), ServeError> {
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve(read, write).await
+    }
+
     /// The newline-delimited transport for this server over `read` and `write`: lines up to the
     /// request size limit, and calls handed over with their arguments' text, each once it has
     /// a place.

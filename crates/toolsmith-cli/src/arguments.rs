@@ -1,14 +1,11 @@
-//! Reading what a command works on: the policy flags, argument text, schema files, tool names.
+//! The tool arguments a command reads: the flags of the [`Policy`] they are coerced under
+//! ([`PolicyArgs`], and [`parse_dialect`] for every `--dialect`), and their text, given on the
+//! command line or read from stdin ([`argument_text`]).
 
 use std::io::Read;
-use std::path::Path;
 
 use clap::Args;
-use serde_json::Value;
-use toolsmith::{
-    CoerceError, Dialect, ErrorCode, ImportOptions, ImportWarning, ImportedSchema, Policy,
-    RegisteredTool, Registry, ToolError, TypeGraph, UnknownKeys, import_with,
-};
+use toolsmith::{CoerceError, Dialect, ErrorCode, Policy, UnknownKeys};
 
 use crate::error::UsageError;
 
@@ -102,82 +99,4 @@ fn read_stdin(
             ),
         )
     }))
-}
-
-/// Reads, parses and imports a JSON Schema file: leniently unless `strict`, with every liberty
-/// the import took as a line for stderr.
-pub fn load_schema(path: &Path, strict: bool) -> Result<(TypeGraph, Vec<String>), UsageError> {
-    let schema = read_schema(path)?;
-    let imported =
-        import_with(&schema, &import_options(strict)).map_err(|errors| UsageError::Import {
-            path: path.to_path_buf(),
-            errors,
-        })?;
-    let warnings = warning_lines(path, &imported.warnings);
-    Ok((imported.graph, warnings))
-}
-
-/// As [`load_schema`], keeping the schema for the validator backstop: what coercing values
-/// against a schema file uses, so that the keywords the type cannot hold are enforced too.
-pub fn load_checked_schema(
-    path: &Path,
-    strict: bool,
-) -> Result<(ImportedSchema, Vec<String>), UsageError> {
-    let schema = read_schema(path)?;
-    let imported = ImportedSchema::new(schema, &import_options(strict)).map_err(|errors| {
-        UsageError::Import {
-            path: path.to_path_buf(),
-            errors,
-        }
-    })?;
-    let mut warnings = warning_lines(path, imported.warnings());
-    if !warnings.is_empty() {
-        warnings.push(format!(
-            "toolsmith: note: `{}`: every coerced value is then checked against the schema \
-             itself, so what the type reads loosely above is still enforced",
-            path.display()
-        ));
-    }
-    Ok((imported, warnings))
-}
-
-fn read_schema(path: &Path) -> Result<Value, UsageError> {
-    let text = std::fs::read_to_string(path).map_err(|error| UsageError::Read {
-        path: path.to_path_buf(),
-        error,
-    })?;
-    serde_json::from_str(&text).map_err(|error| UsageError::NotJson {
-        path: path.to_path_buf(),
-        error,
-    })
-}
-
-fn import_options(strict: bool) -> ImportOptions {
-    if strict {
-        ImportOptions::strict()
-    } else {
-        ImportOptions::lenient()
-    }
-}
-
-/// Every liberty an import took, each a line for stderr.
-fn warning_lines(path: &Path, warnings: &[ImportWarning]) -> Vec<String> {
-    warnings
-        .iter()
-        .map(|warning| format!("toolsmith: warning: `{}`: {warning}", path.display()))
-        .collect()
-}
-
-/// The tool named `name`, or an error naming it with the nearest registered name.
-pub fn find_tool<'r>(registry: &'r Registry, name: &str) -> Result<&'r RegisteredTool, UsageError> {
-    let did_you_mean = match registry.find(name) {
-        Ok(entry) => return Ok(entry),
-        Err(ToolError::NotFound { did_you_mean, .. }) => did_you_mean,
-        Err(_) => None,
-    };
-    Err(UsageError::UnknownTool {
-        name: name.to_owned(),
-        did_you_mean,
-        registered: registry.len(),
-    })
 }

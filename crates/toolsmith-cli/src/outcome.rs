@@ -1,4 +1,5 @@
-//! [`Outcome`]: what a command prints, where, and with which exit status.
+//! [`Outcome`]: what a command prints, where, and with which exit status; and the JSON it prints,
+//! laid out for reading ([`pretty`]), repairs among it ([`repairs_json`]).
 
 use serde_json::Value;
 use toolsmith::Repair;
