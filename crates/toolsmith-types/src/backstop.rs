@@ -24,6 +24,7 @@ use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode};
 use crate::import::{
     ImportCode, ImportError, ImportErrors, ImportOptions, ImportWarning, Imported, import_with,
 };
+use crate::pointer::unescape_segment;
 use crate::policy::{Limits, Policy};
 use crate::ty::TypeGraph;
 
@@ -276,7 +277,7 @@ fn violation(error: &jsonschema::ValidationError<'_>) -> CoerceError {
     // The place in the schema ends with the keyword broken (`/properties/name/not`); the
     // error's kind may name a keyword that stands for it (`required` for `dependentRequired`).
     let keyword = match rule.rsplit_once('/') {
-        Some((_, last)) if !last.is_empty() => last.replace("~1", "/").replace("~0", "~"),
+        Some((_, last)) if !last.is_empty() => unescape_segment(last),
         _ => error.kind().keyword().to_owned(),
     };
     let rule = if rule.is_empty() { "/" } else { rule };

@@ -15,9 +15,6 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-// JSON Pointer code lives in `crate::pointer`; re-exported for callers that reach it here.
-pub(crate) use crate::pointer::pointer_push;
-
 /// The stable code of a [`Repair`].
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, strum::IntoStaticStr, strum::EnumIter,

@@ -46,13 +46,11 @@ use indexmap::IndexSet;
 use serde_json::{Map, Number, Value};
 
 use crate::dialect::{Dialect, NullSpelling, Objects, Optional, Rules};
+use crate::pointer::encode_fragment_segment;
 use crate::ty::{
     EnumType, EnumValue, Field, MapKeys, MapType, StructType, TYPE_TAG, TaggedUnion, Type,
     TypeGraph, visit_refs,
 };
-
-// The `$ref` fragment of a definition name; re-exported for callers that reach it here.
-pub(crate) use crate::pointer::encode_fragment_segment;
 
 /// How deep a type may nest before emission stops with [`EmitError::TooDeep`].
 const MAX_EMIT_DEPTH: usize = 128;

@@ -89,7 +89,7 @@ pub fn elicitation_schema(graph: &TypeGraph) -> Result<Value, EmitError> {
     for field in &form.fields {
         let path = format!(
             "/properties/{}",
-            crate::emit::encode_fragment_segment(&field.name)
+            crate::pointer::encode_fragment_segment(&field.name)
         );
         let (ty, nilable) = match resolve(graph, &field.ty)? {
             Type::Nilable(inner) => (resolve(graph, inner)?, true),

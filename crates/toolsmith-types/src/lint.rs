@@ -14,7 +14,8 @@ use std::sync::OnceLock;
 use serde_json::{Map, Value, json};
 
 use crate::dialect::Dialect;
-use crate::emit::{encode_fragment_segment, parameters_schema};
+use crate::emit::parameters_schema;
+use crate::pointer::encode_fragment_segment;
 use crate::ty::TypeGraph;
 
 /// One tool as the linter sees it: its name and the type of its parameters.
@@ -402,12 +403,12 @@ impl Measured {
 /// Appends the segments leading to a child to `pointer`; `anyOf` members are numbered in order.
 fn push_segments(pointer: &mut String, segments: [&str; 2], member: &mut usize) {
     let [keyword, name] = segments;
-    *pointer = crate::diagnostics::pointer_push(pointer, keyword);
+    *pointer = crate::pointer::pointer_push(pointer, keyword);
     if keyword == "anyOf" {
-        *pointer = crate::diagnostics::pointer_push(pointer, &member.to_string());
+        *pointer = crate::pointer::pointer_push(pointer, &member.to_string());
         *member += 1;
     } else if !name.is_empty() {
-        *pointer = crate::diagnostics::pointer_push(pointer, name);
+        *pointer = crate::pointer::pointer_push(pointer, name);
     }
 }
 
@@ -494,7 +495,7 @@ impl<'s> DepthWalk<'s> {
         {
             self.entered.insert(name, level);
             self.on_way.push(name);
-            let mut inside = crate::diagnostics::pointer_push("/$defs", name);
+            let mut inside = crate::pointer::pointer_push("/$defs", name);
             let found = self.visit(def, &mut inside, level);
             self.on_way.pop();
             if found.is_some() {
