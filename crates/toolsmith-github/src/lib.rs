@@ -33,6 +33,7 @@
 //! ```
 
 pub mod argv;
+mod error;
 mod gh;
 mod locate;
 mod render;
@@ -46,7 +47,8 @@ use serde_json::Value;
 use toolsmith::ToolOutput;
 
 pub use argv::{IssueState, Limit, Number, PRState, TrafficPeriod};
-pub use gh::{DEFAULT_TIMEOUT, GitHubError};
+pub use error::GitHubError;
+pub use gh::DEFAULT_TIMEOUT;
 
 use argv::{IssueQuery, PRQuery, Traffic};
 use gh::Gh;

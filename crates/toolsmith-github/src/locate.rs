@@ -15,7 +15,7 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 
-use crate::gh::GitHubError;
+use crate::error::GitHubError;
 
 /// What the toolset was told to run as gh.
 #[derive(Debug, Clone, PartialEq, Eq)]

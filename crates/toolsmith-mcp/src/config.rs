@@ -5,7 +5,7 @@ use std::time::Duration;
 use toolsmith::{Dialect, Policy};
 
 use crate::error::ServeError;
-use crate::http::guard;
+use crate::guard;
 
 /// How a server limits and identifies itself. Built from [`McpConfig::default`] with the `with_`
 /// methods:

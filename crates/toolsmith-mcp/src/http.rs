@@ -5,13 +5,12 @@
 //! The HTTP server is hyper's, with what a server facing clients it does not control needs
 //! around it: an accept loop that no error ends (it backs off and keeps serving), a cap on open
 //! connections, a deadline on every wait for a client ([`connection`]), a graceful shutdown,
-//! and a front that checks each request ([`guard`] for `Host` and `Origin`, then the method,
+//! and a front that checks each request ([`guard`](crate::guard) for `Host` and `Origin`, then the method,
 //! the content type, the body's size and time, and that the body is one JSON-RPC message,
 //! [`message`]) before rmcp's service answers it, so that every error is a JSON-RPC error with
 //! the status that says what went wrong ([`reply`]).
 
 mod connection;
-pub(crate) mod guard;
 mod message;
 mod reply;
 mod sessions;
@@ -42,9 +41,9 @@ use crate::error::ServeError;
 use crate::server::McpServer;
 
 use self::connection::{Answer, Clock, InFlight, TimedIo, Timeouts};
-use self::guard::Guard;
 use self::reply::Response;
 use self::sessions::BoundedSessions;
+use crate::guard::Guard;
 
 impl McpServer {
     /// rmcp's streamable HTTP service alone (a tower service, to mount at `/mcp` in another
@@ -54,7 +53,10 @@ impl McpServer {
     /// it has none of the rest of `serve_http`'s front: its refusals are plain text, and the
     /// server it is mounted in bounds connections and time.
     pub fn http_service(&self) -> StreamableHttpService<McpServer, NeverSessionManager> {
-        let guard = Guard::new(self.config());
+        let guard = Guard::new(
+            self.config().allowed_hosts(),
+            self.config().allowed_origins(),
+        );
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(false)
             .with_json_response(true)
@@ -96,7 +98,10 @@ impl McpServer {
         &self,
         sessions: Arc<BoundedSessions>,
     ) -> StreamableHttpService<McpServer, BoundedSessions> {
-        let guard = Guard::new(self.config());
+        let guard = Guard::new(
+            self.config().allowed_hosts(),
+            self.config().allowed_origins(),
+        );
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(true)
             .with_json_response(true)
@@ -457,7 +462,7 @@ impl Front {
         };
         Front {
             service,
-            guard: Arc::new(Guard::new(config)),
+            guard: Arc::new(Guard::new(config.allowed_hosts(), config.allowed_origins())),
             max_request_bytes: config.max_request_bytes(),
             body_read_timeout: config.body_read_timeout(),
             stopping,

@@ -102,6 +102,7 @@ mod client;
 mod config;
 mod content;
 mod error;
+mod guard;
 mod http;
 mod intake;
 mod notify;

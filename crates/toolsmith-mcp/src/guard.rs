@@ -11,8 +11,6 @@ use hyper::HeaderMap;
 use hyper::Uri;
 use hyper::http::uri::{Authority, Scheme};
 
-use crate::config::McpConfig;
-
 /// The host names every server accepts.
 pub(crate) const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -188,21 +186,19 @@ pub(crate) struct Guard {
 }
 
 impl Guard {
-    /// The loopback names and `config`'s hosts and origins (checked by
-    /// [`McpConfig::check`]; one that does not read is left out).
-    pub(crate) fn new(config: &McpConfig) -> Self {
+    /// The loopback names and a configuration's `allowed_hosts` and `allowed_origins` (checked
+    /// by `McpConfig::check`; one that does not read is left out).
+    pub(crate) fn new(allowed_hosts: &[String], allowed_origins: &[String]) -> Self {
         let loopback = LOOPBACK_HOSTS.iter().map(|host| HostRule {
             host: (*host).to_owned(),
             port: None,
         });
-        let extra = config
-            .allowed_hosts()
+        let extra = allowed_hosts
             .iter()
             .filter_map(|host| HostRule::parse(host).ok());
         Guard {
             hosts: loopback.chain(extra).collect(),
-            origins: config
-                .allowed_origins()
+            origins: allowed_origins
                 .iter()
                 .filter_map(|origin| OriginRule::parse(origin).ok())
                 .collect(),
@@ -326,10 +322,13 @@ mod tests {
     use super::*;
 
     fn guard(hosts: &[&str], origins: &[&str]) -> Guard {
-        let config = McpConfig::default()
-            .with_allowed_hosts(hosts.iter().copied())
-            .with_allowed_origins(origins.iter().copied());
-        Guard::new(&config)
+        let owned = |names: &[&str]| {
+            names
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect::<Vec<_>>()
+        };
+        Guard::new(&owned(hosts), &owned(origins))
     }
 
     fn check(guard: &Guard, host: &str, origin: Option<&str>) -> Result<(), Refusal> {
