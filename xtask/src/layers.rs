@@ -4,7 +4,8 @@
 //! pull an async runtime (only mcp, agent and the cli; the facade only as an optional feature);
 //! the declared dependencies (`cargo metadata --no-deps`) are checked against that table, and a
 //! `toolsmith*` crate the table does not know is a failure too, so that a new crate states its
-//! place. Dev-dependencies are free: a test may use anything.
+//! place. Dev-dependencies are free: a test may use anything. Inside
+//! each `toolsmith*` crate, the top-level modules must form no circle ([`crate::modules`]).
 
 use std::path::Path;
 use std::process::Command;
@@ -184,7 +185,24 @@ fn packages(metadata: &Value) -> Vec<Package> {
         .collect()
 }
 
-/// Checks the workspace under `root`.
+/// The `src` folder of each `toolsmith*` crate, by name, from `cargo metadata`'s JSON.
+fn crate_sources(metadata: &Value) -> Vec<(String, std::path::PathBuf)> {
+    let none = Vec::new();
+    metadata["packages"]
+        .as_array()
+        .unwrap_or(&none)
+        .iter()
+        .filter_map(|package| {
+            let name = package["name"].as_str()?;
+            let manifest = Path::new(package["manifest_path"].as_str()?);
+            let src = manifest.parent()?.join("src");
+            (name.starts_with("toolsmith") && src.is_dir()).then(|| (name.to_owned(), src))
+        })
+        .collect()
+}
+
+/// Checks the workspace under `root`: each crate's dependencies against the table, and the
+/// modules inside each `toolsmith*` crate for circles ([`crate::modules`]).
 pub fn run(root: &Path) -> Result<(), Error> {
     let text = process::output(
         Command::new(process::cargo()?)
@@ -194,11 +212,22 @@ pub fn run(root: &Path) -> Result<(), Error> {
     let metadata: Value = serde_json::from_str(&text)
         .map_err(|error| Error::Failed(format!("cargo metadata printed no JSON ({error})")))?;
     let packages = packages(&metadata);
-    let found = violations(&packages);
+    let mut found = violations(&packages);
+    let sources = crate_sources(&metadata);
+    for (name, src) in &sources {
+        let graph = crate::modules::graph(src, root)?;
+        found.extend(
+            crate::modules::circles(&graph)
+                .into_iter()
+                .map(|circle| format!("`{name}` has {circle}")),
+        );
+    }
     if found.is_empty() {
         println!(
-            "layers: {} workspace crates checked, every dependency in its place",
-            packages.len()
+            "layers: {} workspace crates checked, every dependency in its place; no circle among \
+             the modules of {} crates",
+            packages.len(),
+            sources.len()
         );
         return Ok(());
     }
@@ -206,7 +235,7 @@ pub fn run(root: &Path) -> Result<(), Error> {
         println!("layers: {line}");
     }
     Err(Error::Failed(format!(
-        "{} dependencies break the layers of ARCHITECTURE.md",
+        "{} findings break the layers of ARCHITECTURE.md",
         found.len()
     )))
 }

@@ -30,6 +30,7 @@ mod deny;
 mod e2e;
 mod fuzz;
 mod layers;
+mod modules;
 mod peers;
 mod process;
 mod soak;
