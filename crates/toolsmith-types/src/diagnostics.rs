@@ -10,10 +10,13 @@
 //! through long keys to a couple (a key past 256 characters, or the outer part of a path past
 //! 2048 bytes, is cut and marked `…`).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::Serialize;
 use serde_json::Value;
+
+use crate::pointer::pointer_push;
 
 /// The stable code of a [`Repair`].
 #[derive(
@@ -631,4 +634,60 @@ pub(crate) fn short(value: &Value) -> String {
         let cut: String = text.chars().take(MAX).collect();
         format!("{cut}...")
     }
+}
+
+/// The JSON Pointer of `innermost_first` (the segments from the value up to the root), kept
+/// small for a diagnostic: a key longer than [`MAX_SEGMENT_CHARS`] is cut there and marked `…`,
+/// and of a pointer that would still be longer than [`MAX_POINTER_BYTES`] the first segments are
+/// replaced by one `…`, so that no input makes a path costly to render or to keep.
+pub(crate) fn bounded_pointer<S: AsRef<str>>(
+    innermost_first: impl IntoIterator<Item = S>,
+) -> String {
+    let mut segments: Vec<String> = Vec::new();
+    let mut bytes = 0;
+    let mut elided = false;
+    for segment in innermost_first {
+        let text = pointer_push("", &abridged_segment(segment.as_ref()));
+        if bytes + text.len() > MAX_POINTER_BYTES && !segments.is_empty() {
+            elided = true;
+            break;
+        }
+        bytes += text.len();
+        segments.push(text);
+    }
+    let mut pointer = String::with_capacity(bytes + 4);
+    if elided {
+        pointer.push_str("/…");
+    }
+    for segment in segments.iter().rev() {
+        pointer.push_str(segment);
+    }
+    pointer
+}
+
+/// Longest key, in characters, that a rendered path holds whole.
+pub(crate) const MAX_SEGMENT_CHARS: usize = 256;
+
+/// Longest rendered path, in bytes (give or take the last segment and the mark of elision).
+pub(crate) const MAX_POINTER_BYTES: usize = 2048;
+
+/// `key`, cut after [`MAX_SEGMENT_CHARS`] characters and marked `…` when longer.
+pub(crate) fn abridged_segment(key: &str) -> Cow<'_, str> {
+    match key.char_indices().nth(MAX_SEGMENT_CHARS) {
+        None => Cow::Borrowed(key),
+        Some((end, _)) => Cow::Owned(format!("{}…", &key[..end])),
+    }
+}
+
+/// Text as a diagnostic holds it: cut after 1024 characters.
+pub(crate) fn abridged_text(text: &str) -> Value {
+    const MAX_CHARS: usize = 1024;
+    if text.len() <= MAX_CHARS {
+        return Value::String(text.to_owned());
+    }
+    let mut cut: String = text.chars().take(MAX_CHARS).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    Value::String(cut)
 }

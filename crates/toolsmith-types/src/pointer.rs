@@ -3,8 +3,8 @@
 //! segment in a URI fragment (RFC 6901 §6: JSON Pointer escaping, then percent-encoding), as an
 //! emitted `$ref` names a definition and import reads the name back.
 //!
-//! Diagnostics (paths built and shown), coercion (bounded paths), the emitter (paths and `$ref`s)
-//! and import (paths and `$ref`s) use it.
+//! Diagnostics (paths built, bounded and shown), the emitter (paths and `$ref`s) and import
+//! (paths and `$ref`s) use it.
 
 /// RFC 6901's escape of one character of a segment; `None` for a character that stands for
 /// itself.

@@ -23,8 +23,9 @@ use serde::de::{
 };
 
 use crate::coerce::{
-    Decimal, Int, fold_style, integer_ok, number_bounds_ok, number_violations, string_violations,
+    Int, fold_style, integer_ok, number_bounds_ok, number_violations, string_violations,
 };
+use crate::literal::Decimal;
 use crate::policy::Limits;
 use crate::ty::{EnumType, EnumValue, MapKeys, StructType, TYPE_TAG, TaggedUnion, Type, TypeGraph};
 

@@ -30,7 +30,6 @@ use crate::ty::TypeGraph;
 use canonical::{Fast, is_canonical_text, read_canonical};
 use plain::plain_arguments;
 pub use plain::{Plain, PlainProbe, ViaNotPlain, ViaPlain};
-pub(crate) use text::{JsonText, read_json_text, too_many_values};
 use text::{not_an_object, read_arguments, refusals, without_bom};
 
 /// Tool-call arguments as they arrive: text from a model, or JSON already parsed.

@@ -11,7 +11,6 @@
 //! input can overflow the stack.
 
 mod compound;
-mod literal;
 mod path;
 mod scalar;
 
@@ -20,17 +19,17 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use crate::arguments::{JsonText, read_json_text, too_many_values};
-use crate::diagnostics::{CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, count};
+use crate::diagnostics::{
+    CoerceError, CoerceErrors, ErrorCode, Repair, RepairCode, abridged_segment, count,
+};
+use crate::json::{JsonText, read_json_text, too_many_values};
+use crate::literal::{Literals, NumberLiterals};
 use crate::policy::{Mode, Policy};
 use crate::ty::{StructType, Type, TypeGraph};
 
 use compound::StyledNames;
 use path::Path;
 
-use literal::Literals;
-pub(crate) use literal::{Decimal, NumberLiterals};
-pub(crate) use path::{abridged_segment, bounded_pointer};
 pub(crate) use scalar::{Int, integer_ok, number_bounds_ok, number_violations, string_violations};
 
 /// A successful coercion: the canonical value and every repair made to reach it.
@@ -915,19 +914,6 @@ fn kind_opened_by(value: &Value) -> Option<char> {
         Value::Object(_) => Some('{'),
         _ => None,
     }
-}
-
-/// Text as a diagnostic holds it: cut after 1024 characters.
-pub(crate) fn abridged_text(text: &str) -> Value {
-    const MAX_CHARS: usize = 1024;
-    if text.len() <= MAX_CHARS {
-        return Value::String(text.to_owned());
-    }
-    let mut cut: String = text.chars().take(MAX_CHARS).collect();
-    if cut.len() < text.len() {
-        cut.push('…');
-    }
-    Value::String(cut)
 }
 
 /// A copy of `value` small enough for a diagnostic: deep nesting, long strings and long

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::pointer::pointer_push;
+use crate::diagnostics::bounded_pointer;
 
 /// One step from a parent value to a child.
 #[derive(Clone, Copy)]
@@ -48,10 +48,9 @@ impl<'a> Path<'a> {
         }
     }
 
-    /// The path as a JSON Pointer (`""` for the root), kept small for a diagnostic: a key
-    /// longer than [`MAX_SEGMENT_CHARS`] is cut there and marked `…`, and of a pointer that
-    /// would still be longer than [`MAX_POINTER_BYTES`] the first segments are replaced by one
-    /// `…`, so that no input makes a path costly to render or to keep.
+    /// The path as a JSON Pointer (`""` for the root), kept small for a diagnostic as
+    /// [`bounded_pointer`] says (long keys cut, the outer part of a long path elided), so that
+    /// no input makes a path costly to render or to keep.
     pub(super) fn render(&self) -> String {
         let mut segments = Vec::with_capacity(self.depth);
         let mut at = Some(self);
@@ -64,47 +63,6 @@ impl<'a> Path<'a> {
             at = path.parent;
         }
         bounded_pointer(segments)
-    }
-}
-
-/// The JSON Pointer of `innermost_first` (the segments from the value up to the root), bounded
-/// as [`Path::render`] says.
-pub(crate) fn bounded_pointer<S: AsRef<str>>(
-    innermost_first: impl IntoIterator<Item = S>,
-) -> String {
-    let mut segments: Vec<String> = Vec::new();
-    let mut bytes = 0;
-    let mut elided = false;
-    for segment in innermost_first {
-        let text = pointer_push("", &abridged_segment(segment.as_ref()));
-        if bytes + text.len() > MAX_POINTER_BYTES && !segments.is_empty() {
-            elided = true;
-            break;
-        }
-        bytes += text.len();
-        segments.push(text);
-    }
-    let mut pointer = String::with_capacity(bytes + 4);
-    if elided {
-        pointer.push_str("/…");
-    }
-    for segment in segments.iter().rev() {
-        pointer.push_str(segment);
-    }
-    pointer
-}
-
-/// Longest key, in characters, that a rendered path holds whole.
-pub(crate) const MAX_SEGMENT_CHARS: usize = 256;
-
-/// Longest rendered path, in bytes (give or take the last segment and the mark of elision).
-pub(crate) const MAX_POINTER_BYTES: usize = 2048;
-
-/// `key`, cut after [`MAX_SEGMENT_CHARS`] characters and marked `…` when longer.
-pub(crate) fn abridged_segment(key: &str) -> Cow<'_, str> {
-    match key.char_indices().nth(MAX_SEGMENT_CHARS) {
-        None => Cow::Borrowed(key),
-        Some((end, _)) => Cow::Owned(format!("{}…", &key[..end])),
     }
 }
 

@@ -17,10 +17,10 @@
 
 use serde_json::{Number, Value};
 
-use super::literal::{Decimal, EXACT_FLOAT_INTEGERS, is_integer_literal};
 use super::path::Path;
 use super::{Coercer, Out, fold_style};
 use crate::diagnostics::{ErrorCode, RepairCode};
+use crate::literal::{Decimal, EXACT_FLOAT_INTEGERS, is_integer_literal};
 use crate::ty::{EnumType, EnumValue, EnumVariant, IntegerType, NumberType, StringType};
 
 const A_STRING: &str = "a string";
