@@ -33,22 +33,29 @@
 //! # Ok::<(), toolsmith_types::CoerceErrors>(())
 //! ```
 
-mod arguments;
-mod backstop;
-mod coerce;
+// The modules in layers, bottom up: each uses only modules of its own layer or of those above
+// it, and no two use each other (`cargo xtask layers` holds this; ARCHITECTURE.md has the order).
+// The type model and the policy:
 mod describe;
-mod diagnostics;
 mod dialect;
-mod emit;
-mod form;
-mod import;
-mod json;
-mod lint;
-mod literal;
 mod pattern;
-mod pointer;
 mod policy;
 mod ty;
+// Words for what went wrong, and paths to where:
+mod diagnostics;
+mod literal;
+mod pointer;
+// JSON text read within limits, then coerced to a type:
+mod coerce;
+mod json;
+// The argument path (text to a typed value), and JSON Schema read into the type model:
+mod arguments;
+mod backstop;
+mod import;
+// The type model written as JSON Schema in each receiver's dialect, and what a receiver refuses:
+mod emit;
+mod form;
+mod lint;
 
 pub use arguments::{
     Arguments, Deserialized, ParsedArguments, Plain, PlainProbe, TextLength, ViaNotPlain, ViaPlain,
