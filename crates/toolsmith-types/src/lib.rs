@@ -34,7 +34,7 @@
 //! ```
 
 // The modules in layers, bottom up: each uses only modules of its own layer or of those above
-// it, and no two use each other (`cargo xtask layers` holds this; ARCHITECTURE.md has the order).
+// it, and none is part of a circle (`cargo xtask layers` holds this; ARCHITECTURE.md has the order).
 // The type model and the policy:
 mod describe;
 mod dialect;
