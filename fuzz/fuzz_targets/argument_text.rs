@@ -29,9 +29,10 @@ use std::sync::{Arc, OnceLock};
 use libfuzzer_sys::fuzz_target;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use toolsmith::types::{ParsedArguments, parse_arguments};
 use toolsmith::{
     Arguments, Context, ErrorCode, Limits, Policy, Registry, RepairCode, Tool, ToolError, ToolType,
-    UnknownKeys, coerce_arguments, parse_arguments,
+    UnknownKeys, coerce_arguments,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -254,7 +255,7 @@ fn call_agrees_with_coercion(
 /// Strict reading accepts exactly what lenient reading takes without a repair.
 fn strict_refuses_only_repairs(
     text: &str,
-    lenient: &Result<toolsmith::ParsedArguments, toolsmith::CoerceErrors>,
+    lenient: &Result<ParsedArguments, toolsmith::CoerceErrors>,
     strict_policy: &Policy,
 ) {
     let strict = parse_arguments(text, strict_policy);
@@ -279,7 +280,7 @@ fn strict_refuses_only_repairs(
 /// The text encoded as a JSON string reads as the text does, with one more repair first.
 fn double_encoding_is_one_repair(
     text: &str,
-    lenient: &Result<toolsmith::ParsedArguments, toolsmith::CoerceErrors>,
+    lenient: &Result<ParsedArguments, toolsmith::CoerceErrors>,
     policy: &Policy,
 ) {
     // A leading byte-order mark is dropped from argument text as transport noise; inside a
@@ -329,7 +330,7 @@ fn double_encoding_is_one_repair(
             let about_content = |code| matches!(code, ErrorCode::DuplicateKey | ErrorCode::TooDeep);
             if once.iter().any(|e| about_content(e.code)) {
                 assert_eq!(
-                    Err::<&toolsmith::ParsedArguments, _>(once),
+                    Err::<&ParsedArguments, _>(once),
                     twice.as_ref(),
                     "an error inside encoded text is reported otherwise: {text:?}"
                 );
