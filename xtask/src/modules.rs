@@ -19,26 +19,22 @@ pub type Graph = BTreeMap<String, BTreeMap<String, PathBuf>>;
 
 /// The top-level modules of the crate whose sources are in `src`, and the `.rs` files of each.
 fn modules(src: &Path) -> Result<BTreeMap<String, Vec<PathBuf>>, Error> {
-    let mut found = BTreeMap::new();
-    for entry in read_dir(src)? {
-        let path = entry;
-        let Some(name) = path.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+    let mut found: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+    for path in read_dir(src)? {
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
+        // `name.rs` and a `name/` folder beside it are one module.
         if path.is_dir() {
             if name != "bin" {
-                let mut files = Vec::new();
-                rust_files(&path, &mut files)?;
-                found.insert(name, files);
+                let files = found.entry(name.to_owned()).or_default();
+                rust_files(&path, files)?;
             }
         } else if let Some(stem) = name.strip_suffix(".rs")
             && stem != "lib"
             && stem != "main"
         {
-            found
-                .entry(stem.to_owned())
-                .or_insert_with(Vec::new)
-                .push(path.clone());
+            found.entry(stem.to_owned()).or_default().push(path);
         }
     }
     Ok(found)
@@ -305,7 +301,8 @@ fn f() { crate::f::g(); let _ = $crate::h::i; }
             &[
                 ("lib.rs", "mod a; mod b; mod c;"),
                 ("a.rs", "use crate::b::B;"),
-                ("b/mod.rs", "mod inner;"),
+                // `b.rs` and its folder `b/` are one module.
+                ("b.rs", "mod inner;"),
                 ("b/inner.rs", "use crate::{c::C};"),
                 ("c.rs", "fn f() { crate::a::f() }"),
             ],

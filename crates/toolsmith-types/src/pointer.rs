@@ -3,8 +3,9 @@
 //! segment in a URI fragment (RFC 6901 §6: JSON Pointer escaping, then percent-encoding), as an
 //! emitted `$ref` names a definition and import reads the name back.
 //!
-//! Diagnostics (paths built, bounded and shown), the emitter (paths and `$ref`s) and import
-//! (paths and `$ref`s) use it.
+//! Diagnostics and coercion (paths built, bounded and shown), the emitter, the form and the
+//! linter (paths and `$ref`s), import (paths and `$ref`s) and the backstop (the keyword a
+//! validator's path ends with) use it.
 
 /// RFC 6901's escape of one character of a segment; `None` for a character that stands for
 /// itself.
