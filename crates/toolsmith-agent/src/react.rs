@@ -1062,6 +1062,10 @@ impl Progress {
 /// call. (Ids come from the model or its server; some repeat them, and a made-up `call_1` can
 /// meet a real one.)
 fn unique_ids(reply: &mut Message) {
+    // Most replies' ids are already their own: found so without copying one.
+    if ids_distinct(&reply.tool_calls) {
+        return;
+    }
     let given: std::collections::HashSet<String> = reply
         .tool_calls
         .iter()
@@ -1083,6 +1087,23 @@ fn unique_ids(reply: &mut Message) {
         call.id = format!("{base}_{n}");
         taken.insert(call.id.clone());
     }
+}
+
+/// Whether every call of `calls` has an id, and none another's.
+fn ids_distinct(calls: &[ToolCall]) -> bool {
+    // Pairwise for the few calls of most replies; a set for many.
+    const PAIRWISE: usize = 16;
+    if calls.iter().any(|call| call.id.is_empty()) {
+        return false;
+    }
+    if calls.len() <= PAIRWISE {
+        return calls
+            .iter()
+            .enumerate()
+            .all(|(i, call)| calls[..i].iter().all(|earlier| earlier.id != call.id));
+    }
+    let mut seen = std::collections::HashSet::with_capacity(calls.len());
+    calls.iter().all(|call| seen.insert(call.id.as_str()))
 }
 
 /// A paused reply going on: the reply, the decisions on its calls, and the calls the paused
@@ -1166,5 +1187,46 @@ fn step_of(call: &ToolCall, result: ToolResult) -> Step {
         repairs,
         error,
         dropped,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ids(ids: &[&str]) -> Vec<String> {
+        let mut reply = Message::tool_calls(
+            ids.iter()
+                .map(|id| ToolCall::new(*id, "add", json!({})))
+                .collect(),
+        );
+        unique_ids(&mut reply);
+        reply.tool_calls.into_iter().map(|call| call.id).collect()
+    }
+
+    #[test]
+    fn ids_of_their_own_stay_as_they_are() {
+        assert_eq!(ids(&["a", "b", "c"]), ["a", "b", "c"]);
+        assert_eq!(ids(&[]), Vec::<String>::new());
+        // Past the pairwise check's reach, the same answer.
+        let many: Vec<String> = (0..40).map(|i| format!("call_{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        assert_eq!(ids(&many), many);
+    }
+
+    #[test]
+    fn repeated_and_empty_ids_get_a_suffix_no_other_call_has() {
+        assert_eq!(ids(&["a", "a", "a"]), ["a", "a_2", "a_3"]);
+        // `a_2` is a call's own id: the repeated `a` skips it.
+        assert_eq!(ids(&["a", "a", "a_2"]), ["a", "a_3", "a_2"]);
+        assert_eq!(ids(&["", ""]), ["call", "call_2"]);
+        // A repeat past the pairwise check's reach is found too.
+        let mut many: Vec<String> = (0..40).map(|i| format!("call_{i}")).collect();
+        many.push("call_7".to_owned());
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let unique = ids(&many);
+        assert_eq!(unique[40], "call_7_2");
+        assert_eq!(unique[..40], many[..40]);
     }
 }
