@@ -1,7 +1,7 @@
 //! Which gh the `toolsmith` binary runs, started as a user starts it: from a directory holding
 //! a planted `gh`, with the real gh on `PATH` (behind entries that name the current directory).
 //! `toolsmith call` and `toolsmith mcp` both find the real one against the fake GitHub API, and
-//! the planted one never runs.
+//! the planted one never runs. Ctrl-C on `toolsmith call` stops the gh it started at once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../../toolsmith-github/tests/fake_github/mod.rs"]
@@ -202,4 +202,59 @@ fn mcp_over_stdio_runs_the_gh_on_path_and_never_the_one_in_the_working_directory
     assert!(text.starts_with("Issue #5: Flaky test\n"), "{text}");
     assert_eq!(checkout.fake.operations(), ["IssueByNumber"]);
     assert!(!checkout.marker().exists(), "the planted gh ran");
+}
+
+#[test]
+fn sigint_on_a_call_kills_the_gh_it_started_and_the_command_exits_130() {
+    let Some(peer) = peer_gh_dir() else { return };
+    let checkout = Checkout::new("sigint");
+    let mut child = checkout.toolsmith(
+        &peer,
+        &[
+            "call",
+            "github_api_request",
+            r#"{"endpoint": "repos/octo/hello/slow"}"#,
+        ],
+    );
+    drop(child.stdin.take());
+    let stdout = read_all(child.stdout.take().unwrap());
+    let stderr = read_all(child.stderr.take().unwrap());
+    // gh is running once its request has reached the fake (which holds it for 20 s).
+    let started = Instant::now();
+    while checkout.fake.requests().is_empty() {
+        if started.elapsed() > DEADLINE {
+            let _ = child.kill();
+            panic!("gh sent no request within {DEADLINE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let kill = toolsmith_testkit::system_program("kill").expect("a `kill` program on PATH");
+    let interrupted = Instant::now();
+    let sent = Command::new(kill)
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success(), "{sent}");
+    let code = wait(&mut child);
+    let took = interrupted.elapsed();
+    let stderr = stderr.recv_timeout(DEADLINE).unwrap();
+    assert_eq!(code, 130, "{stderr}");
+    assert_eq!(stdout.recv_timeout(DEADLINE).unwrap(), "");
+    // The tool stopped: no "had not stopped" grace period was waited out.
+    assert_eq!(
+        stderr.trim_end(),
+        "toolsmith: interrupted (SIGINT): the call of `github_api_request` was cancelled"
+    );
+    assert!(
+        took < Duration::from_secs(5),
+        "exited {took:?} after SIGINT"
+    );
+    // gh itself was killed: its connection closed without an answer.
+    assert_eq!(
+        checkout
+            .fake
+            .wait_for_abandoned(Duration::from_secs(10))
+            .as_deref(),
+        Some("/repos/octo/hello/slow")
+    );
 }

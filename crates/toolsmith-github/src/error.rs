@@ -4,6 +4,8 @@
 use std::fmt;
 use std::time::Duration;
 
+use toolsmith::ToolError;
+
 use crate::argv::InvalidInput;
 
 /// How to get gh, for an error saying it is missing.
@@ -53,6 +55,14 @@ pub enum GitHubError {
         /// The timeout.
         after: Duration,
     },
+    /// The call was cancelled, or its deadline passed, while gh ran, and gh was killed: the
+    /// caller has stopped waiting for the answer.
+    Stopped {
+        /// The command, as run.
+        command: String,
+        /// Why.
+        why: Stop,
+    },
     /// gh exited with a failure status.
     Failed {
         /// The command, as run.
@@ -76,6 +86,44 @@ pub enum GitHubError {
         /// The system's message.
         message: String,
     },
+}
+
+/// Why a call stopped gh before it answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The call was cancelled (an MCP client's `notifications/cancelled`, Ctrl-C, an agent's
+    /// run given up).
+    Cancelled,
+    /// The call's deadline passed (an MCP server's call timeout, an agent's run deadline).
+    DeadlinePassed,
+}
+
+/// The error a tool answers: a stopped call as [`ToolError::Cancelled`] or
+/// [`ToolError::TimedOut`] (so that callers and their statistics tell it from a failure),
+/// anything else as [`ToolError::Failed`] with the error's text. The tool's name is left for
+/// the tool's call to fill in.
+impl From<GitHubError> for ToolError {
+    fn from(error: GitHubError) -> Self {
+        match error {
+            GitHubError::Stopped {
+                why: Stop::Cancelled,
+                ..
+            } => ToolError::Cancelled {
+                tool: String::new(),
+            },
+            GitHubError::Stopped {
+                why: Stop::DeadlinePassed,
+                ..
+            } => ToolError::TimedOut {
+                tool: String::new(),
+                after: None,
+            },
+            error => ToolError::Failed {
+                tool: String::new(),
+                message: error.to_string(),
+            },
+        }
+    }
 }
 
 impl From<InvalidInput> for GitHubError {
@@ -132,6 +180,14 @@ impl fmt::Display for GitHubError {
                 f,
                 "`{command}` did not finish within {} and was stopped",
                 seconds(*after)
+            ),
+            GitHubError::Stopped { command, why } => write!(
+                f,
+                "`{command}` was stopped before it finished: {}",
+                match why {
+                    Stop::Cancelled => "the call was cancelled",
+                    Stop::DeadlinePassed => "the call's deadline passed",
+                }
             ),
             GitHubError::Failed {
                 command,

@@ -5,9 +5,11 @@ use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crate::error::GitHubError;
+use toolsmith::Context;
+
+use crate::error::{GitHubError, Stop};
 use crate::locate::{self, Program};
 
 /// How long gh may run before it is killed, unless the toolset is told otherwise.
@@ -20,6 +22,11 @@ const TOKEN_VARIABLES: &[&str] = &[
     "GH_ENTERPRISE_TOKEN",
     "GITHUB_ENTERPRISE_TOKEN",
 ];
+
+/// How often a running gh's call is looked at, to stop gh once the call is cancelled or past
+/// its deadline: the most a caller that gave up waits for gh to be gone. A look is a few
+/// atomic reads; the wait between looks sleeps until gh exits or the slice ends.
+const WATCH: Duration = Duration::from_millis(20);
 
 /// The most of gh's error output an error quotes.
 const MAX_QUOTED: usize = 2000;
@@ -64,7 +71,11 @@ impl Gh {
     /// is a handful of `stat` calls, nothing beside starting gh, and a result kept from an
     /// earlier call would go stale when gh is installed, moved or upgraded while a long-lived
     /// server runs.
-    pub(crate) fn run(&self, args: &[OsString]) -> Result<String, GitHubError> {
+    ///
+    /// gh is killed, and the call answered [`GitHubError::Stopped`], once `context` is
+    /// cancelled or its deadline passes (looked at every [`WATCH`]); and answered
+    /// [`GitHubError::Timeout`] once the toolset's own timeout passes.
+    pub(crate) fn run(&self, args: &[OsString], context: &Context) -> Result<String, GitHubError> {
         let command = self.describe(args);
         let program = self.program.locate(self.path_variable().as_deref())?;
         let mut expression = duct::cmd(&program, args)
@@ -86,28 +97,43 @@ impl Gh {
         let handle = expression
             .start()
             .map_err(|error| self.start_error(&program, &error))?;
-        // A timeout too long to be a deadline (`Duration::MAX`) is no deadline.
-        let waited = match std::time::Instant::now().checked_add(self.timeout) {
-            Some(deadline) => handle.wait_deadline(deadline),
-            None => handle.wait().map(Some),
+        // Kill, then reap, so that no gh outlives the call.
+        let stop = |error: GitHubError| {
+            let _ = handle.kill();
+            let _ = handle.wait();
+            Err(error)
         };
-        let output = match waited {
-            Ok(Some(output)) => output,
-            Ok(None) => {
-                // Kill, then reap, so that no gh outlives the call.
-                let _ = handle.kill();
-                let _ = handle.wait();
-                return Err(GitHubError::Timeout {
+        // A timeout too long to be a deadline (`Duration::MAX`) is no deadline.
+        let deadline = Instant::now().checked_add(self.timeout);
+        let output = loop {
+            // Waited for in slices, the call's context looked at between them: a call
+            // cancelled or past its deadline stops gh within a slice.
+            let slice = Instant::now().checked_add(WATCH);
+            let until = match (deadline, slice) {
+                (Some(deadline), Some(slice)) => Some(deadline.min(slice)),
+                (deadline, slice) => deadline.or(slice),
+            };
+            let waited = match until {
+                Some(until) => handle.wait_deadline(until),
+                None => handle.wait().map(Some),
+            };
+            match waited {
+                Ok(Some(output)) => break output,
+                Ok(None) => {}
+                Err(error) => {
+                    return stop(GitHubError::Io {
+                        command,
+                        message: self.redact(&error.to_string()),
+                    });
+                }
+            }
+            if let Some(why) = stopped(context) {
+                return stop(GitHubError::Stopped { command, why });
+            }
+            if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
+                return stop(GitHubError::Timeout {
                     command,
                     after: self.timeout,
-                });
-            }
-            Err(error) => {
-                let _ = handle.kill();
-                let _ = handle.wait();
-                return Err(GitHubError::Io {
-                    command,
-                    message: self.redact(&error.to_string()),
                 });
             }
         };
@@ -200,6 +226,17 @@ fn quote(text: &str) -> String {
     }
 }
 
+/// Why `context`'s call has stopped waiting, if it has.
+fn stopped(context: &Context) -> Option<Stop> {
+    if context.is_cancelled() {
+        Some(Stop::Cancelled)
+    } else if context.is_past_deadline() {
+        Some(Stop::DeadlinePassed)
+    } else {
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -240,7 +277,7 @@ mod tests {
             program: Program::from_user("/nonexistent/gh".into()),
             ..Gh::default()
         };
-        let error = gh.run(&["--version".into()]).unwrap_err();
+        let error = gh.run(&["--version".into()], &Context::new()).unwrap_err();
         assert!(matches!(error, GitHubError::GhMissing { .. }), "{error:?}");
         let message = error.to_string();
         assert!(

@@ -4,10 +4,10 @@
 //! [`GitHubCLIToolset`] has seven tools: `github_list_issues`, `github_list_prs`,
 //! `github_get_issue`, `github_get_pr`, `github_api_request`, `github_traffic_views` and
 //! `github_traffic_clones`. Each checks the model's values, builds gh's argv with a pure
-//! function of [`argv`], runs gh through `duct` (an argv, never a shell) under a timeout, and
-//! answers with text in the reference's style plus gh's JSON as the structured output. gh reads
-//! its token from the environment (`GH_TOKEN`, or its own login); token values never appear in
-//! an error.
+//! function of [`argv`], runs gh through `duct` (an argv, never a shell) under a timeout,
+//! killing it as soon as the call is cancelled or its deadline passes, and answers with text in
+//! the reference's style plus gh's JSON as the structured output. gh reads its token from the
+//! environment (`GH_TOKEN`, or its own login); token values never appear in an error.
 //!
 //! gh is looked for on `PATH`, in its absolute directories only: never in the current
 //! directory, so a `gh` planted in an untrusted checkout never runs.
@@ -44,10 +44,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolsmith::ToolOutput;
+use toolsmith::{Context, ToolError, ToolOutput};
 
 pub use argv::{IssueState, Limit, Number, PRState, TrafficPeriod};
-pub use error::GitHubError;
+pub use error::{GitHubError, Stop};
 pub use gh::DEFAULT_TIMEOUT;
 
 use argv::{IssueQuery, PRQuery, Traffic};
@@ -105,13 +105,15 @@ impl GitHubCLIToolset {
         self
     }
 
-    /// Runs gh with `args`, parses its JSON and renders it with `render`.
+    /// Runs gh with `args` for the call of `context`, parses its JSON and renders it with
+    /// `render`.
     fn answer(
         &self,
         args: Vec<OsString>,
+        context: &Context,
         render: impl FnOnce(&Value) -> Result<String, String>,
-    ) -> Result<ToolOutput, GitHubError> {
-        let stdout = self.gh.run(&args)?;
+    ) -> Result<ToolOutput, ToolError> {
+        let stdout = self.gh.run(&args, context)?;
         let unexpected = |reason: String| GitHubError::UnexpectedOutput {
             command: self.gh.describe(&args),
             reason: self.gh.redact(&reason),
@@ -139,6 +141,8 @@ impl GitHubCLIToolset {
     /// * `author` - Only issues opened by this login.
     /// * `limit` - At most this many issues, 1 to 100.
     #[tool(read_only, open_world)]
+    // One argument per filter a model may set, and the call's context.
+    #[allow(clippy::too_many_arguments)]
     fn list_issues(
         &self,
         repo: Option<String>,
@@ -147,7 +151,8 @@ impl GitHubCLIToolset {
         assignee: Option<String>,
         author: Option<String>,
         #[param(default = Limit::default())] limit: Limit,
-    ) -> Result<ToolOutput, GitHubError> {
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
         let args = argv::list_issues(&IssueQuery {
             repo,
             state,
@@ -155,8 +160,9 @@ impl GitHubCLIToolset {
             assignee,
             author,
             limit: limit.0,
-        })?;
-        self.answer(args, render::issue_list)
+        })
+        .map_err(GitHubError::from)?;
+        self.answer(args, ctx, render::issue_list)
     }
 
     /// Lists a repository's pull requests, newest first, with their branches and URLs.
@@ -169,6 +175,8 @@ impl GitHubCLIToolset {
     /// * `base` - Only pull requests into this base branch.
     /// * `limit` - At most this many pull requests, 1 to 100.
     #[tool(read_only, open_world)]
+    // One argument per filter a model may set, and the call's context.
+    #[allow(clippy::too_many_arguments)]
     fn list_prs(
         &self,
         repo: Option<String>,
@@ -177,7 +185,8 @@ impl GitHubCLIToolset {
         author: Option<String>,
         base: Option<String>,
         #[param(default = Limit::default())] limit: Limit,
-    ) -> Result<ToolOutput, GitHubError> {
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
         let args = argv::list_prs(&PRQuery {
             repo,
             state,
@@ -185,8 +194,9 @@ impl GitHubCLIToolset {
             author,
             base,
             limit: limit.0,
-        })?;
-        self.answer(args, render::pr_list)
+        })
+        .map_err(GitHubError::from)?;
+        self.answer(args, ctx, render::pr_list)
     }
 
     /// Shows one issue: its state, labels, assignees, URL and body.
@@ -199,9 +209,10 @@ impl GitHubCLIToolset {
         &self,
         issue_number: Number,
         repo: Option<String>,
-    ) -> Result<ToolOutput, GitHubError> {
-        let args = argv::get_issue(issue_number.0, repo.as_deref())?;
-        self.answer(args, render::issue)
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = argv::get_issue(issue_number.0, repo.as_deref()).map_err(GitHubError::from)?;
+        self.answer(args, ctx, render::issue)
     }
 
     /// Shows one pull request: its state, branches, mergeability (MERGEABLE, CONFLICTING or
@@ -211,9 +222,14 @@ impl GitHubCLIToolset {
     /// * `pr_number` - The pull request's number.
     /// * `repo` - The repository as OWNER/NAME (default: the repository of the current directory).
     #[tool(read_only, open_world)]
-    fn get_pr(&self, pr_number: Number, repo: Option<String>) -> Result<ToolOutput, GitHubError> {
-        let args = argv::get_pr(pr_number.0, repo.as_deref())?;
-        self.answer(args, render::pr)
+    fn get_pr(
+        &self,
+        pr_number: Number,
+        repo: Option<String>,
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = argv::get_pr(pr_number.0, repo.as_deref()).map_err(GitHubError::from)?;
+        self.answer(args, ctx, render::pr)
     }
 
     /// Reads any GitHub REST resource with a GET request and returns its JSON.
@@ -226,9 +242,10 @@ impl GitHubCLIToolset {
         &self,
         endpoint: String,
         #[param(default = BTreeMap::new())] fields: BTreeMap<String, String>,
-    ) -> Result<ToolOutput, GitHubError> {
-        let args = argv::api_request(&endpoint, &fields)?;
-        self.answer(args, |value| {
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = argv::api_request(&endpoint, &fields).map_err(GitHubError::from)?;
+        self.answer(args, ctx, |value| {
             serde_json::to_string_pretty(value).map_err(|e| e.to_string())
         })
     }
@@ -243,9 +260,10 @@ impl GitHubCLIToolset {
         &self,
         repo: String,
         per: Option<TrafficPeriod>,
-    ) -> Result<ToolOutput, GitHubError> {
-        let args = argv::traffic(Traffic::Views, &repo, per)?;
-        self.answer(args, |value| render::traffic("Views", value))
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = argv::traffic(Traffic::Views, &repo, per).map_err(GitHubError::from)?;
+        self.answer(args, ctx, |value| render::traffic("Views", value))
     }
 
     /// Shows how often a repository was cloned over the last 14 days: totals and each period.
@@ -258,8 +276,9 @@ impl GitHubCLIToolset {
         &self,
         repo: String,
         per: Option<TrafficPeriod>,
-    ) -> Result<ToolOutput, GitHubError> {
-        let args = argv::traffic(Traffic::Clones, &repo, per)?;
-        self.answer(args, |value| render::traffic("Clones", value))
+        ctx: &Context,
+    ) -> Result<ToolOutput, ToolError> {
+        let args = argv::traffic(Traffic::Clones, &repo, per).map_err(GitHubError::from)?;
+        self.answer(args, ctx, |value| render::traffic("Clones", value))
     }
 }

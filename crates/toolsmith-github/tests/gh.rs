@@ -5,11 +5,13 @@
 mod fake_github;
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use fake_github::{FakeGitHub, TOKEN, TempDir, gh_env};
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Context, Tool, ToolError, ToolExt, ToolOutput, Toolset};
+use toolsmith::{
+    Arguments, CancellationToken, Context, Tool, ToolError, ToolExt, ToolOutput, Toolset,
+};
 use toolsmith_github::GitHubCLIToolset;
 
 /// The real gh, pointed at a fresh fake GitHub, with fresh configuration and caches.
@@ -50,12 +52,33 @@ impl GitHub {
     }
 
     fn call(&self, tool: &str, arguments: Value) -> Result<ToolOutput, ToolError> {
+        self.call_in(tool, arguments, Context::new())
+    }
+
+    fn call_in(
+        &self,
+        tool: &str,
+        arguments: Value,
+        context: Context,
+    ) -> Result<ToolOutput, ToolError> {
         let tool = self
             .tools
             .iter()
             .find(|t| t.name() == tool)
             .unwrap_or_else(|| panic!("no tool {tool}"));
-        tool.call_blocking(Arguments::Json(&arguments), Context::new())
+        tool.call_blocking(Arguments::Json(&arguments), context)
+    }
+
+    /// Waits (up to 30 s) until gh's request has reached the fake: gh is running by then.
+    fn wait_for_request(&self) {
+        let start = Instant::now();
+        while self.fake.requests().is_empty() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "gh sent no request"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
     }
 
     fn text(&self, tool: &str, arguments: Value) -> String {
@@ -643,6 +666,84 @@ fn gh_that_runs_past_the_timeout_is_killed_and_the_call_fails() {
          finish within 3 s and was stopped"
     );
     // The killed gh's connection closes; the fake notices the client gone without an answer.
+    assert_eq!(
+        github
+            .fake
+            .wait_for_abandoned(Duration::from_secs(10))
+            .as_deref(),
+        Some("/repos/octo/hello/slow")
+    );
+}
+
+#[test]
+fn a_call_cancelled_while_gh_runs_kills_gh_at_once() {
+    let Some(github) = GitHub::start("cancel") else {
+        return;
+    };
+    let token = CancellationToken::new();
+    let context = Context::new().with_cancellation(token.clone());
+    let cancelled_at = std::thread::scope(|scope| {
+        let canceller = scope.spawn(|| {
+            github.wait_for_request();
+            let at = Instant::now();
+            token.cancel();
+            at
+        });
+        let error = github
+            .call_in(
+                "github_api_request",
+                json!({"endpoint": "repos/octo/hello/slow"}),
+                context,
+            )
+            .unwrap_err();
+        let answered_at = Instant::now();
+        let cancelled_at = canceller.join().unwrap();
+        assert_eq!(
+            error,
+            ToolError::Cancelled {
+                tool: "github_api_request".to_owned()
+            }
+        );
+        // The slow endpoint would hold gh for 20 s; the call ends within a slice or two of
+        // the cancellation (a generous bound for a busy machine).
+        let took = answered_at.duration_since(cancelled_at);
+        assert!(took < Duration::from_secs(2), "answered {took:?} after");
+        cancelled_at
+    });
+    // gh was killed, not left to finish: its connection closed without an answer.
+    assert_eq!(
+        github
+            .fake
+            .wait_for_abandoned(Duration::from_secs(10))
+            .as_deref(),
+        Some("/repos/octo/hello/slow")
+    );
+    assert!(cancelled_at.elapsed() < Duration::from_secs(15));
+}
+
+#[test]
+fn a_call_whose_deadline_passes_while_gh_runs_kills_gh() {
+    let Some(github) = GitHub::start("deadline") else {
+        return;
+    };
+    // Well inside the toolset's own 30 s, long enough for gh to start on a busy machine.
+    let context = Context::new().with_deadline(Instant::now() + Duration::from_secs(3));
+    let started = Instant::now();
+    let error = github
+        .call_in(
+            "github_api_request",
+            json!({"endpoint": "repos/octo/hello/slow"}),
+            context,
+        )
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ToolError::TimedOut {
+            tool: "github_api_request".to_owned(),
+            after: None
+        }
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(
         github
             .fake
