@@ -1,7 +1,7 @@
 //! The streamable HTTP server facing clients it does not control, spoken to byte by byte over
 //! raw TCP: deadlines on every wait for a client, the cap on connections, the request checks
-//! (every refusal a JSON-RPC error with its status), `Host` and `Origin`, and the graceful
-//! shutdown. Every wait in these tests is bounded.
+//! (every refusal a JSON-RPC error with its status), `Host` and `Origin`, a stateless client
+//! hanging up mid-call, and the graceful shutdown. Every wait in these tests is bounded.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -793,4 +793,42 @@ fn an_allowed_host_or_origin_that_does_not_read_is_refused() {
     let origins = McpConfig::default().with_allowed_origins(["app.example.com"]);
     let error = McpServer::new(common::registry().0, origins).err().unwrap();
     assert!(error.to_string().contains("`app.example.com`"), "{error}");
+}
+
+/// Stateless, a call's answer can go nowhere but the connection it came on: a client that
+/// hangs up mid-call has given up on it, and the tool's context is cancelled (with sessions,
+/// the spec says a disconnection is not a cancellation; `notifications/cancelled` is).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_stateless_client_that_hangs_up_mid_call_cancels_the_call() {
+    use std::sync::atomic::Ordering;
+    let seen = || common::CANCELLATIONS_SEEN.load(Ordering::SeqCst);
+    let before = seen();
+    let server = Server::start(McpConfig::default()).await;
+    let mut stream = server.connect().await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "hold", "arguments": {}, "_meta": {"progressToken": 1}}});
+    stream
+        .write_all(request(&body.to_string(), "").as_bytes())
+        .await
+        .unwrap();
+    // `hold` reports its start as progress, which the answer's event stream carries.
+    let mut read = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&read).contains("holding") {
+        let n = tokio::time::timeout(PATIENCE, stream.read(&mut buf))
+            .await
+            .expect("the call's progress in time")
+            .unwrap();
+        assert!(n > 0, "closed before the call started: {read:?}");
+        read.extend_from_slice(&buf[..n]);
+    }
+    drop(stream);
+    let hung_up = Instant::now();
+    while seen() == before {
+        assert!(
+            hung_up.elapsed() < PATIENCE,
+            "the tool never saw its cancellation"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
 }
