@@ -75,8 +75,10 @@ pub(crate) fn decode_fragment_segment(segment: &str) -> Option<String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = segment.get(i + 1..i + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            // Two hex digits, exactly: `from_str_radix` alone would also take a sign (`%+F`).
+            let hex = bytes.get(i + 1..i + 3)?;
+            let [high, low] = [hex[0], hex[1]].map(|digit| char::from(digit).to_digit(16));
+            decoded.push(u8::try_from(high? * 16 + low?).ok()?);
             i += 3;
         } else {
             decoded.push(bytes[i]);
@@ -213,7 +215,7 @@ mod tests {
             "%FF", "%C3", // bytes that are not UTF-8
             "~", "a~", "~2", "~~", // a `~` that escapes nothing
             "a/b", "%2F", "%2f", // a `/`, sent or encoded: more than one segment
-            "%C3%", "%é",
+            "%C3%", "%é", "%+F", "%-1", "a%+Fb", // a sign is not a hex digit
         ] {
             assert_eq!(decode_fragment_segment(malformed), None, "{malformed}");
         }
