@@ -220,13 +220,9 @@ fn sigint_on_a_call_kills_the_gh_it_started_and_the_command_exits_130() {
     let stdout = read_all(child.stdout.take().unwrap());
     let stderr = read_all(child.stderr.take().unwrap());
     // gh is running once its request has reached the fake (which holds it for 20 s).
-    let started = Instant::now();
-    while checkout.fake.requests().is_empty() {
-        if started.elapsed() > DEADLINE {
-            let _ = child.kill();
-            panic!("gh sent no request within {DEADLINE:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
+    if !checkout.fake.wait_for_request(DEADLINE) {
+        let _ = child.kill();
+        panic!("gh sent no request within {DEADLINE:?}");
     }
     let kill = toolsmith_testkit::system_program("kill").expect("a `kill` program on PATH");
     let interrupted = Instant::now();

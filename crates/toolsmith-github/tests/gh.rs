@@ -91,18 +91,6 @@ impl GitHub {
         );
     }
 
-    /// Waits (up to 30 s) until gh's request has reached the fake: gh is running by then.
-    fn wait_for_request(&self) {
-        let start = Instant::now();
-        while self.fake.requests().is_empty() {
-            assert!(
-                start.elapsed() < Duration::from_secs(30),
-                "gh sent no request"
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
     fn text(&self, tool: &str, arguments: Value) -> String {
         match self.call(tool, arguments) {
             Ok(output) => output.as_text().into_owned(),
@@ -700,7 +688,10 @@ fn a_call_cancelled_while_gh_runs_kills_gh_at_once() {
     let context = Context::new().with_cancellation(token.clone());
     std::thread::scope(|scope| {
         let canceller = scope.spawn(|| {
-            github.wait_for_request();
+            assert!(
+                github.fake.wait_for_request(Duration::from_secs(30)),
+                "gh sent no request"
+            );
             let at = Instant::now();
             token.cancel();
             at

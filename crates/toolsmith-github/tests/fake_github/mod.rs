@@ -122,6 +122,19 @@ impl FakeGitHub {
             .collect()
     }
 
+    /// Waits (up to `within`) until some request has come: gh is running by then. Whether one
+    /// came.
+    pub fn wait_for_request(&self, within: Duration) -> bool {
+        let deadline = std::time::Instant::now() + within;
+        while self.requests.lock().unwrap().is_empty() {
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        true
+    }
+
     /// Waits (up to `within`) until a client hung up on the slow endpoint without an answer;
     /// returns the path it had asked for.
     pub fn wait_for_abandoned(&self, within: Duration) -> Option<String> {
