@@ -371,13 +371,9 @@ fn a_library_client_refuses_a_base_url_that_is_no_http_url() {
 /// reach the server, and the server's answer is what the model reads next.
 #[test]
 fn an_agent_uses_an_mcp_servers_tools() {
-    let Some((node, script)) = toolsmith_testkit::require_node_script(
-        "@modelcontextprotocol/server-everything",
-        "dist/index.js",
-    ) else {
+    let Some(everything) = toolsmith_testkit::everything_command() else {
         return;
     };
-    let everything = format!("'{}' '{}' stdio", node.display(), script.display());
     let server = FakeServer::start(vec![
         Reply::calls(&[("c1", "get-sum", r#"{"a": "2", "b": 3}"#)]),
         Reply::calls(&[("c2", "finish", r#"{"answer": "5"}"#)]),
@@ -403,6 +399,51 @@ fn an_agent_uses_an_mcp_servers_tools() {
         server.requests()[1].body["messages"][3]["content"],
         "The sum of 2 and 3 is 5."
     );
+}
+
+/// A remote tool that asks the client's model (`sampling/createMessage`) while it runs is
+/// answered by the agent's own model, and the tool's answer is what the model reads next.
+#[test]
+fn an_mcp_servers_question_to_a_model_is_answered_by_the_agents_model() {
+    let Some(everything) = toolsmith_testkit::everything_command() else {
+        return;
+    };
+    let server = FakeServer::start(vec![
+        Reply::calls(&[(
+            "c1",
+            "trigger-sampling-request",
+            r#"{"prompt": "name a colour", "maxTokens": "20"}"#,
+        )]),
+        // The server's question, asked of the same model.
+        Reply::text("teal"),
+        Reply::calls(&[("c2", "finish", r#"{"answer": "teal"}"#)]),
+    ]);
+    let out = agent(&[
+        "--base-url",
+        server.base_url(),
+        "--mcp",
+        &everything,
+        "--tools",
+        "trigger-sampling-request",
+        "--json",
+        "A colour?",
+    ]);
+    assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
+    let printed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(printed["answer"], "teal");
+    let observation = printed["steps"][0]["observation"].as_str().unwrap();
+    assert!(observation.contains("teal"), "{observation}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    let asked = &requests[1].body;
+    let asked_text = asked["messages"].to_string();
+    assert!(
+        asked_text.contains("Resource trigger-sampling-request context: name a colour")
+            && asked_text.contains("You are a helpful test server."),
+        "{asked}"
+    );
+    // The question is the model's alone: no tools offered with it.
+    assert_eq!(asked["tools"], Value::Null, "{asked}");
 }
 
 /// `--provider anthropic`: the Messages API spoken natively, the key as `x-api-key` from

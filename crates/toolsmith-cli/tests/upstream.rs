@@ -7,15 +7,6 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// The server's command line, as `--mcp` takes it, when the set-up installed it.
-fn everything() -> Option<String> {
-    let (node, script) = toolsmith_testkit::require_node_script(
-        "@modelcontextprotocol/server-everything",
-        "dist/index.js",
-    )?;
-    Some(format!("'{}' '{}' stdio", node.display(), script.display()))
-}
-
 fn toolsmith(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolsmith"))
         .args(args)
@@ -29,7 +20,7 @@ fn text(bytes: &[u8]) -> String {
 
 #[test]
 fn list_shows_a_servers_tools_beside_the_linked_ones() {
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let listed = toolsmith(&["list", "--json", "--mcp", &server]);
@@ -47,7 +38,7 @@ fn list_shows_a_servers_tools_beside_the_linked_ones() {
 
 #[test]
 fn call_coerces_a_models_arguments_before_they_leave() {
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let called = toolsmith(&["call", "--mcp", &server, "get-sum", r#"{"a": "2", "b": 3}"#]);
@@ -74,7 +65,7 @@ fn call_coerces_a_models_arguments_before_they_leave() {
 /// of the caller's (where secrets live).
 #[test]
 fn a_server_sees_no_secret_of_the_callers_environment() {
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let called = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
@@ -91,7 +82,7 @@ fn a_server_sees_no_secret_of_the_callers_environment() {
 
 #[test]
 fn schema_declares_a_servers_tools_in_every_dialect() {
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let gemini = toolsmith(&["schema", "--mcp", &server, "--dialect", "gemini", "get-sum"]);
@@ -139,7 +130,7 @@ fn a_server_that_cannot_be_started_is_a_usage_error_naming_it() {
 
 #[test]
 fn a_server_with_names_taken_has_its_tools_under_its_name() {
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let listed = toolsmith(&["list", "--json", "--mcp", &server, "--mcp", &server]);
@@ -167,7 +158,7 @@ fn the_gateway_coerces_in_front_of_the_server_and_counts_it() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
 
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let dir = std::env::temp_dir().join(format!("toolsmith-gateway-{}", std::process::id()));
@@ -485,9 +476,22 @@ impl StdioGateway {
 
     /// The handshake, as a client makes it.
     fn initialize(&mut self) -> Value {
-        self.send(
-            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
-        );
+        self.initialize_with(&serde_json::json!({}))
+    }
+
+    /// The handshake of a client declaring `capabilities`.
+    fn initialize_with(&mut self, capabilities: &Value) -> Value {
+        let request = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        });
+        self.send(&request.to_string());
         let init = self.wait_for(|m| m["id"] == 1);
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
         init
@@ -567,7 +571,7 @@ fn the_gateway_follows_a_change_of_its_servers_tools() {
 /// and a call the client cancels is never answered while the gateway serves on.
 #[test]
 fn progress_and_cancellation_pass_through_the_gateway() {
-    let Some(server) = everything() else {
+    let Some(server) = toolsmith_testkit::everything_command() else {
         return;
     };
     let mut gateway = StdioGateway::start(&["--mcp", &server]);
@@ -623,5 +627,90 @@ fn progress_and_cancellation_pass_through_the_gateway() {
     while let Ok(message) = gateway.heard.try_recv() {
         assert_ne!(message["id"], 3, "{message}");
     }
+    gateway.finish();
+}
+
+/// Through a gateway, what the server asks while its tool runs (a model's text, a person's
+/// form) goes to the client that made the call, and the client's answer back to the server;
+/// a client that cannot answer is not asked, and the call fails saying why.
+#[test]
+fn a_servers_questions_pass_through_the_gateway_to_the_client() {
+    let Some(server) = toolsmith_testkit::everything_command() else {
+        return;
+    };
+    let mut gateway = StdioGateway::start(&["--mcp", &server]);
+    gateway.initialize_with(&serde_json::json!({"sampling": {}, "elicitation": {"form": {}}}));
+
+    gateway.send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trigger-sampling-request","arguments":{"prompt":"name a colour","maxTokens":"20"}}}"#,
+    );
+    let asked = gateway.wait_for(|m| m["method"] == "sampling/createMessage");
+    let params = &asked["params"];
+    assert_eq!(
+        params["messages"][0]["content"]["text"],
+        "Resource trigger-sampling-request context: name a colour",
+        "{asked}"
+    );
+    assert_eq!(params["maxTokens"], 20, "{asked}");
+    assert_eq!(params["systemPrompt"], "You are a helpful test server.");
+    let reply = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": asked["id"],
+        "result": {
+            "role": "assistant",
+            "content": {"type": "text", "text": "teal"},
+            "model": "echo-1",
+            "stopReason": "endTurn",
+        },
+    });
+    gateway.send(&reply.to_string());
+    let answer = gateway.wait_for(|m| m["id"] == 2);
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("teal") && text.contains("echo-1"), "{text}");
+
+    gateway.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"trigger-elicitation-request","arguments":{}}}"#,
+    );
+    let asked = gateway.wait_for(|m| m["method"] == "elicitation/create");
+    let schema = &asked["params"]["requestedSchema"];
+    assert_eq!(schema["properties"]["email"]["format"], "email", "{asked}");
+    let reply = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": asked["id"],
+        "result": {"action": "accept", "content": {"name": "Ada Lovelace", "check": true}},
+    });
+    gateway.send(&reply.to_string());
+    let answer = gateway.wait_for(|m| m["id"] == 3);
+    let text: String = answer["result"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect();
+    assert!(
+        text.contains("- Name: Ada Lovelace") && text.contains("- Agreed to terms: true"),
+        "{answer}"
+    );
+    gateway.finish();
+
+    // A client that declared neither is never asked: the call fails in words saying why.
+    let mut gateway = StdioGateway::start(&["--mcp", &server]);
+    gateway.initialize();
+    gateway.send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trigger-sampling-request","arguments":{"prompt":"hi"}}}"#,
+    );
+    let read = gateway.read_until(|m| m["id"] == 2);
+    assert!(
+        read.iter().all(|m| m["method"] != "sampling/createMessage"),
+        "{read:?}"
+    );
+    let answer = read.last().unwrap();
+    assert!(
+        answer
+            .to_string()
+            .contains("did not declare the `sampling` capability"),
+        "{answer}"
+    );
     gateway.finish();
 }

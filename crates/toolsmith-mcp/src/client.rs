@@ -10,7 +10,10 @@
 //! content blocks and `structuredContent` come back as the tool's output, `isError` as a tool
 //! failure in the server's words; the call's cancellation (or deadline) is sent on as
 //! `notifications/cancelled`, and the server's `notifications/progress` reach the call's
-//! context.
+//! context. What the server asks while a call runs (`elicitation/create` for a person,
+//! `sampling/createMessage` for a model) goes to the call context's [`Asker`](toolsmith::Asker):
+//! the client declares both capabilities and passes each question to the one call in flight
+//! (with several, MCP does not say which asks, and the server is told so).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,11 +23,18 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientRequest, ContentBlock, Implementation,
-    InitializeRequestParams, JsonRpcMessage, ProgressToken, ProtocolVersion, ResourceContents,
-    ServerNotification, ServerResult,
+    CallToolRequestParams, ClientCapabilities, ClientRequest, ContentBlock, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
+    Implementation, InitializeRequestParams, JsonRpcMessage, ProgressToken, ProtocolVersion,
+    ResourceContents, ServerNotification, ServerResult,
 };
-use rmcp::service::{PeerRequestOptions, RunningService, RxJsonRpcMessage, TxJsonRpcMessage};
+// Sampling is deprecated by the newest revision (SEP-2577), which has no handshake; the servers
+// this client talks to (revisions with one) still ask for it.
+#[allow(deprecated)]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+use rmcp::service::{
+    PeerRequestOptions, RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
 use rmcp::{ClientHandler, Peer, RoleClient};
@@ -33,8 +43,9 @@ use tokio::io::AsyncBufReadExt;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 use toolsmith::{
-    Arguments, Content, Context, ImportOptions, ImportWarning, ImportedSchema, Progress, Resource,
-    ResourceLink, Tool, ToolAnnotations, ToolError, ToolFuture, ToolOutput, TypeGraph,
+    Arguments, Content, Context, Elicited, ImportOptions, ImportWarning, ImportedSchema, Progress,
+    Resource, ResourceLink, Role, Sampling, SamplingMessage, Tool, ToolAnnotations, ToolError,
+    ToolFuture, ToolOutput, TypeGraph,
 };
 
 use crate::servers::{HttpServer, RemoteServer, StdioServer};
@@ -212,7 +223,7 @@ struct Current {
 struct Session {
     peer: Peer<RoleClient>,
     /// Kept to keep the connection: dropping it ends the service and closes the transport.
-    service: RunningService<RoleClient, Notifications>,
+    service: RunningService<RoleClient, Handler>,
     progress: Progressing,
     stderr: Stderr,
     /// The task reading a stdio server's stderr, until someone waits for its end.
@@ -301,6 +312,16 @@ impl Calls {
         self.running.insert(token, context);
     }
 
+    /// The one call in flight, or how many there are instead (`None`: none).
+    fn asking(&self) -> Result<Context, Option<usize>> {
+        let mut running = self.running.values();
+        match (running.next(), running.next()) {
+            (Some(only), None) => Ok(only.clone()),
+            (None, _) => Err(None),
+            (Some(_), Some(_)) => Err(Some(self.running.len())),
+        }
+    }
+
     fn report(&mut self, token: &ProgressToken, progress: Progress) {
         match self.running.get(token) {
             Some(context) => context.progress(progress),
@@ -317,20 +338,198 @@ impl Calls {
 /// The last lines a server wrote on stderr.
 type Stderr = Arc<Mutex<VecDeque<String>>>;
 
-/// The client's side of the handshake. Log messages a server sends are not followed yet;
+/// The client's side of the connection: its handshake, and the questions a server asks while
+/// one of its tools runs (`elicitation/create` for a person, `sampling/createMessage` for a
+/// model), passed on to whoever the call's context asks ([`Context::elicit_with_schema`],
+/// [`Context::sample`]): through a gateway the client that made the call, in an agent its
+/// elicitation handler and its model. Log messages a server sends are not followed yet;
 /// progress and list changes are taken by [`InOrder`] as they are read.
-struct Notifications;
+struct Handler {
+    calls: Progressing,
+}
 
-impl ClientHandler for Notifications {
+#[allow(deprecated)] // sampling: see the `use` above
+impl ClientHandler for Handler {
     fn get_info(&self) -> InitializeRequestParams {
+        // Both are declared: a server may then ask, and whether someone answers is the
+        // calling context's to say (with nobody to ask, the server is told so).
+        let mut elicitation = ElicitationCapability::new();
+        elicitation.form = Some(FormElicitationCapability::new());
+        let capabilities = ClientCapabilities::builder()
+            .enable_sampling()
+            .enable_elicitation_with(elicitation)
+            .build();
         // The newest revision that has an `initialize` handshake (rmcp's default, `LATEST`,
         // is one that has none, which servers of the revisions before refuse to offer).
         InitializeRequestParams::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("toolsmith", env!("CARGO_PKG_VERSION")),
         )
         .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return Err(refused(
+                "a question that sends the person to a URL is not passed on (only a form is)",
+            ));
+        };
+        let schema = serde_json::to_value(requested_schema)
+            .map_err(|error| refused(&format!("the form does not read ({error})")))?;
+        let call = self.asking_call().await?;
+        let answer = tokio::select! {
+            answer = call.elicit_with_schema(message, schema) => answer,
+            () = context.ct.cancelled() => return Err(refused("the server withdrew the question")),
+        };
+        let (action, content) = match answer.map_err(|error| unanswered(&error))? {
+            Elicited::Accept(content) => (ElicitationAction::Accept, Some(Value::Object(content))),
+            Elicited::Decline => (ElicitationAction::Decline, None),
+            Elicited::Cancel => (ElicitationAction::Cancel, None),
+        };
+        let mut result = ElicitResult::new(action);
+        result.content = content;
+        Ok(result)
+    }
+
+    async fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, rmcp::ErrorData> {
+        let params = serde_json::to_value(params)
+            .map_err(|error| refused(&format!("the request does not read ({error})")))?;
+        let sampling = sampling_of(&params).map_err(|why| refused(&why))?;
+        let call = self.asking_call().await?;
+        let sampled = tokio::select! {
+            sampled = call.sample(sampling) => sampled,
+            () = context.ct.cancelled() => return Err(refused("the server withdrew the request")),
+        };
+        let sampled = sampled.map_err(|error| unanswered(&error))?;
+        let mut result = serde_json::json!({
+            "role": "assistant",
+            "content": {"type": "text", "text": sampled.text},
+            "model": sampled.model.unwrap_or_else(|| "unknown".to_owned()),
+        });
+        if let Some(reason) = sampled.stop_reason {
+            result["stopReason"] = Value::String(reason);
+        }
+        serde_json::from_value(result).map_err(|error| {
+            rmcp::ErrorData::internal_error(
+                format!("the answer could not be written ({error})"),
+                None,
+            )
+        })
+    }
+}
+
+/// How long a server's question waits for the call it belongs to to be entered (a quick
+/// server may ask before the request that started the call has been recorded here).
+const ENTERING: Duration = Duration::from_secs(1);
+
+impl Handler {
+    /// The context of the call a server's question belongs to: the one call in flight on
+    /// this connection. MCP does not say which request a question is about, so with several
+    /// in flight none is guessed at.
+    async fn asking_call(&self) -> Result<Context, rmcp::ErrorData> {
+        let given_up = Instant::now() + ENTERING;
+        loop {
+            let found = self
+                .calls
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .asking();
+            match found {
+                Ok(context) => return Ok(context),
+                Err(None) if Instant::now() < given_up => {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+                Err(None) => {
+                    return Err(refused(
+                        "no call is in flight that the question could be about",
+                    ));
+                }
+                Err(Some(calls)) => {
+                    return Err(refused(&format!(
+                        "{calls} calls are in flight, and MCP does not say which of them asks"
+                    )));
+                }
+            }
+        }
+    }
+}
+
+/// The error a server's question gets when it is not passed on, saying why.
+fn refused(why: &str) -> rmcp::ErrorData {
+    rmcp::ErrorData::invalid_request(format!("not passed on: {why}"), None)
+}
+
+/// The error a server's question gets when the caller could not answer it: nobody to ask,
+/// asking failed, or the call was cancelled meanwhile.
+fn unanswered(error: &ToolError) -> rmcp::ErrorData {
+    let why = match error {
+        ToolError::NobodyToAsk { reason, .. } => format!("nobody can answer here: {reason}"),
+        ToolError::AskFailed { message, .. } => format!("asking failed: {message}"),
+        ToolError::Cancelled { .. } => "the call was cancelled".to_owned(),
+        other => other.to_string(),
+    };
+    rmcp::ErrorData::invalid_request(why, None)
+}
+
+/// A `sampling/createMessage` request's text conversation as a [`Sampling`]; other content
+/// (images, audio, tool use) is refused rather than dropped.
+fn sampling_of(params: &Value) -> Result<Sampling, String> {
+    let Some(messages) = params["messages"].as_array() else {
+        return Err("the request has no `messages`".to_owned());
+    };
+    let mut read = Vec::with_capacity(messages.len());
+    for message in messages {
+        let role = match message["role"].as_str() {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            other => return Err(format!("a message has the role {other:?}")),
+        };
+        let blocks = match &message["content"] {
+            Value::Array(blocks) => blocks.iter().collect(),
+            block => vec![block],
+        };
+        let mut text = String::new();
+        for block in blocks {
+            match (block["type"].as_str(), block["text"].as_str()) {
+                (Some("text"), Some(part)) => text.push_str(part),
+                (kind, _) => {
+                    return Err(format!(
+                        "only text is passed on, and a message holds {}",
+                        kind.map_or("a block of no type".to_owned(), |k| format!("`{k}`"))
+                    ));
+                }
+            }
+        }
+        read.push(SamplingMessage { role, text });
+    }
+    let max_tokens = params["maxTokens"]
+        .as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .unwrap_or(Sampling::DEFAULT_MAX_TOKENS);
+    let mut sampling = Sampling::new("").with_max_tokens(max_tokens);
+    sampling.messages = read;
+    sampling.system = params["systemPrompt"].as_str().map(str::to_owned);
+    // rmcp holds the temperature as an `f32`: read back as the number the server wrote (0.7,
+    // not 0.699999988).
+    sampling.temperature = params["temperature"].as_f64().map(|wide| {
+        #[allow(clippy::cast_possible_truncation)]
+        let narrow = wide as f32;
+        narrow.to_string().parse().unwrap_or(wide)
+    });
+    Ok(sampling)
 }
 
 /// A transport that hands each `notifications/progress` to the call it is about as the message
@@ -652,7 +851,7 @@ async fn open_stdio(
         reason,
         stderr: tail(&stderr),
     };
-    let service = match handshake(transport, options).await {
+    let service = match handshake(transport, options, Arc::clone(&progress)).await {
         Ok(service) => service,
         Err(Handshake::Failed(reason)) => {
             // A server that gave up has usually said why: its stderr is read to its end
@@ -708,14 +907,16 @@ async fn open_http(
         progress: Arc::clone(&progress),
         changes: Arc::clone(changes),
     };
-    let service = handshake(transport, options).await.map_err(|failure| {
-        let (Handshake::Failed(reason) | Handshake::TimedOut(reason)) = failure;
-        ClientError::Protocol {
-            server: server.name.clone(),
-            reason: format!("at {} {reason}", server.url),
-            stderr: String::new(),
-        }
-    })?;
+    let service = handshake(transport, options, Arc::clone(&progress))
+        .await
+        .map_err(|failure| {
+            let (Handshake::Failed(reason) | Handshake::TimedOut(reason)) = failure;
+            ClientError::Protocol {
+                server: server.name.clone(),
+                reason: format!("at {} {reason}", server.url),
+                stderr: String::new(),
+            }
+        })?;
     Ok(Session {
         peer: service.peer().clone(),
         service,
@@ -738,14 +939,15 @@ enum Handshake {
 async fn handshake<T, E, A>(
     transport: T,
     options: &ClientOptions,
-) -> Result<RunningService<RoleClient, Notifications>, Handshake>
+    calls: Progressing,
+) -> Result<RunningService<RoleClient, Handler>, Handshake>
 where
     T: IntoTransport<RoleClient, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
     match tokio::time::timeout(
         options.handshake_timeout,
-        rmcp::serve_client(Notifications, transport),
+        rmcp::serve_client(Handler { calls }, transport),
     )
     .await
     {
@@ -1175,6 +1377,59 @@ mod tests {
 
     fn token(n: i64) -> ProgressToken {
         ProgressToken(NumberOrString::Number(n))
+    }
+
+    #[test]
+    fn a_question_goes_to_the_one_call_in_flight_and_no_guess_is_made_among_several() {
+        let mut calls = Calls::default();
+        assert_eq!(calls.asking().err(), Some(None));
+        calls.enter(token(1), Context::new().with_call_id("first"));
+        assert_eq!(calls.asking().unwrap().call_id(), Some("first"));
+        calls.enter(token(2), Context::new().with_call_id("second"));
+        assert_eq!(calls.asking().err(), Some(Some(2)));
+        calls.running.remove(&token(1));
+        assert_eq!(calls.asking().unwrap().call_id(), Some("second"));
+    }
+
+    #[test]
+    fn a_sampling_request_is_read_as_its_text_conversation_and_nothing_else_is_dropped() {
+        let params = serde_json::json!({
+            "messages": [
+                {"role": "user", "content": {"type": "text", "text": "Hi"}},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Hello, "},
+                    {"type": "text", "text": "there"},
+                ]},
+            ],
+            "systemPrompt": "Be brief.",
+            "maxTokens": 20,
+            "temperature": 0.5,
+        });
+        let sampling = sampling_of(&params).unwrap();
+        let texts: Vec<(Role, &str)> = sampling
+            .messages
+            .iter()
+            .map(|m| (m.role, m.text.as_str()))
+            .collect();
+        assert_eq!(
+            texts,
+            [(Role::User, "Hi"), (Role::Assistant, "Hello, there")]
+        );
+        assert_eq!(sampling.system.as_deref(), Some("Be brief."));
+        assert_eq!(sampling.max_tokens, 20);
+        assert_eq!(sampling.temperature, Some(0.5));
+
+        let image = serde_json::json!({"messages": [{"role": "user", "content":
+            {"type": "image", "data": "AAAA", "mimeType": "image/png"}}], "maxTokens": 5});
+        let refused = sampling_of(&image).unwrap_err();
+        assert!(
+            refused.contains("only text is passed on") && refused.contains("`image`"),
+            "{refused}"
+        );
+        let nobody = serde_json::json!({"messages": [{"role": "system", "content":
+            {"type": "text", "text": "x"}}]});
+        assert!(sampling_of(&nobody).unwrap_err().contains("role"));
+        assert!(sampling_of(&serde_json::json!({})).is_err());
     }
 
     #[test]

@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolsmith::{
-    Arguments, CancellationToken, Content, Context, Dialect, Progress, Reporter, Tool, ToolError,
-    ToolResult,
+    Arguments, AskFuture, Asker, CancellationToken, Content, Context, Dialect, Elicitation,
+    Elicited, Progress, Reporter, Sampled, Sampling, Tool, ToolError, ToolResult,
 };
 use toolsmith_mcp::{ClientError, ClientOptions, HttpServer, McpClient, RemoteTool, StdioServer};
 
@@ -100,7 +100,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let tests: [(&str, fn()); 13] = [
+    let tests: [(&str, fn()); 15] = [
         (
             "a_served_tool_comes_back_with_its_declaration",
             a_served_tool_comes_back_with_its_declaration,
@@ -112,6 +112,14 @@ fn main() -> ExitCode {
         (
             "progress_and_cancellation_pass_through",
             progress_and_cancellation_pass_through,
+        ),
+        (
+            "a_servers_questions_reach_whoever_the_call_asks",
+            a_servers_questions_reach_whoever_the_call_asks,
+        ),
+        (
+            "the_reference_servers_questions_reach_whoever_the_call_asks",
+            the_reference_servers_questions_reach_whoever_the_call_asks,
         ),
         (
             "a_server_that_cannot_start_is_named_with_its_last_words",
@@ -360,6 +368,160 @@ fn progress_and_cancellation_pass_through() {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         assert_eq!(seen, "1");
+    });
+}
+
+/// A person and a model at the caller's side: they answer every question (the person with
+/// `answer`), and keep what they were asked.
+struct Answering {
+    answer: Elicited,
+    asked: Mutex<Vec<Elicitation>>,
+    sampled: Mutex<Vec<Sampling>>,
+}
+
+impl Answering {
+    fn new(answer: Elicited) -> Arc<Self> {
+        Arc::new(Answering {
+            answer,
+            asked: Mutex::default(),
+            sampled: Mutex::default(),
+        })
+    }
+}
+
+impl Asker for Answering {
+    fn elicit<'a>(&'a self, _: &'a Context, request: &'a Elicitation) -> AskFuture<'a, Elicited> {
+        self.asked.lock().unwrap().push(request.clone());
+        Box::pin(std::future::ready(Ok(self.answer.clone())))
+    }
+
+    fn sample<'a>(&'a self, _: &'a Context, request: &'a Sampling) -> AskFuture<'a, Sampled> {
+        self.sampled.lock().unwrap().push(request.clone());
+        let last = request.messages.last().map_or("", |m| m.text.as_str());
+        Box::pin(std::future::ready(Ok(Sampled {
+            text: format!("short: {last}"),
+            model: Some("echo-1".to_owned()),
+            stop_reason: Some("endTurn".to_owned()),
+        })))
+    }
+}
+
+/// What a remote tool asks while it runs (`elicitation/create`, `sampling/createMessage`)
+/// reaches the asker of the call's context here, and the answers go back: a person's form, a
+/// decline, a model's text; with nobody to ask, the server's tool is told so.
+fn a_servers_questions_reach_whoever_the_call_asks() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&toolsmith_server()).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        let nothing = json!({});
+        let ask = |asker: &Arc<Answering>| Context::new().with_asker(asker.clone());
+
+        let person = Answering::new(Elicited::Accept(
+            json!({"name": "Ada", "bags": 2})
+                .as_object()
+                .unwrap()
+                .clone(),
+        ));
+        let booked = find(&tools, "book")
+            .call(Arguments::Json(&nothing), ask(&person))
+            .await
+            .unwrap();
+        assert_eq!(booked.as_text(), "booked for Ada with 2 bags");
+        let asked = person.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert_eq!(asked[0].message, "Who is travelling?");
+        assert_eq!(asked[0].schema["properties"]["name"]["type"], "string");
+        assert_eq!(asked[0].schema["required"], json!(["name"]));
+
+        let summary = find(&tools, "summarize")
+            .call(
+                Arguments::Json(&json!({"text": "the sky is blue"})),
+                ask(&person),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            summary.as_text(),
+            "short: Summarize: the sky is blue (by echo-1)"
+        );
+        let sampled = person.sampled.lock().unwrap().clone();
+        assert_eq!(sampled.len(), 1, "{sampled:?}");
+        assert_eq!(sampled[0].system.as_deref(), Some("Be brief."));
+        assert_eq!(sampled[0].max_tokens, 50);
+
+        // Two questions in one call, each answered in turn.
+        let trip = find(&tools, "plan_trip")
+            .call(Arguments::Json(&nothing), ask(&person))
+            .await
+            .unwrap();
+        assert_eq!(trip.as_text(), "Ada goes to: short: Suggest a trip for Ada");
+
+        let declining = Answering::new(Elicited::Decline);
+        let declined = find(&tools, "book")
+            .call(Arguments::Json(&nothing), ask(&declining))
+            .await
+            .unwrap();
+        assert_eq!(declined.as_text(), "not booked (decline)");
+
+        // Nobody to ask here: the server's tool hears so, and fails in its own words.
+        let error = call(find(&tools, "book"), json!({})).await.unwrap_err();
+        assert_eq!(error.code(), "failed", "{error}");
+        let message = error.to_string();
+        assert!(message.contains("nobody can answer here"), "{message}");
+
+        // The connection serves on.
+        assert_eq!(
+            call_text(find(&tools, "add"), json!({"a": 1, "b": 2})).await,
+            "3"
+        );
+    });
+}
+
+/// The reference server offers its tools that ask only to a client that declares it can
+/// answer; they are listed, and their questions reach the caller's asker.
+fn the_reference_servers_questions_reach_whoever_the_call_asks() {
+    let Some(server) = reference_server() else {
+        return;
+    };
+    let runtime = runtime();
+    runtime.block_on(async {
+        let client = McpClient::connect(&server).await.unwrap();
+        let tools = client.tools().await.unwrap();
+        let person = Answering::new(Elicited::Cancel);
+        let sampled = find(&tools, "trigger-sampling-request")
+            .call(
+                Arguments::Json(&json!({"prompt": "name a colour", "maxTokens": "20"})),
+                Context::new().with_asker(person.clone()),
+            )
+            .await
+            .unwrap();
+        let text = sampled.as_text();
+        assert!(
+            text.contains("short: Resource trigger-sampling-request context: name a colour"),
+            "{text}"
+        );
+        assert!(text.contains("echo-1"), "{text}");
+        let asked = person.sampled.lock().unwrap().clone();
+        assert_eq!(asked[0].max_tokens, 20, "{asked:?}");
+        assert_eq!(
+            asked[0].system.as_deref(),
+            Some("You are a helpful test server.")
+        );
+        assert_eq!(asked[0].temperature, Some(0.7));
+
+        let elicited = find(&tools, "trigger-elicitation-request")
+            .call(
+                Arguments::Json(&json!({})),
+                Context::new().with_asker(person.clone()),
+            )
+            .await
+            .unwrap();
+        let text = elicited.as_text();
+        assert!(text.to_lowercase().contains("cancel"), "{text}");
+        let asked = person.asked.lock().unwrap().clone();
+        assert_eq!(asked.len(), 1, "{asked:?}");
+        assert_eq!(asked[0].schema["properties"]["email"]["format"], "email");
     });
 }
 

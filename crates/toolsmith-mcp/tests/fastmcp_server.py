@@ -1,6 +1,7 @@
 """A server written with the MCP Python SDK's high-level API (`MCPServer`, which was `FastMCP`
 before mcp 2) whose tools take and give pydantic types: nested models, an enum, optional
-fields, lists, a bounded integer, and a tool that raises. Run over stdio by
+fields, lists, a bounded integer, a tool that raises, and tools that ask the client while they
+run (a person through `elicitation/create`, a model through `sampling/createMessage`). Run over stdio by
 tests/reference_servers.rs, which calls its tools through toolsmith's MCP client.
 
 The schemas are the SDK's own (pydantic's JSON Schema: `$defs` and `$ref`, `anyOf` with
@@ -12,7 +13,9 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
+from mcp import types
 from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("shop")
@@ -98,6 +101,35 @@ def withdraw(account: str, amount: float) -> str:
     # A failure the tool anticipated: its words reach the client (any other exception is a
     # crash, which the SDK answers with only "Error executing tool withdraw").
     raise ToolError(f"insufficient funds in {account}: {amount:.2f} asked, 10.00 available")
+
+
+class Reply(BaseModel):
+    name: str
+    guests: int = 1
+
+
+@server.tool()
+async def rsvp(event: str, ctx: Context) -> str:
+    """Asks the person whether they come to an event, and with how many guests."""
+    answer = await ctx.elicit(f"Are you coming to {event}?", schema=Reply)
+    if answer.action == "accept":
+        return f"{answer.data.name} comes to {event} with {answer.data.guests} guests"
+    return f"no answer for {event} ({answer.action})"
+
+
+@server.tool()
+async def tagline(product: str, ctx: Context) -> str:
+    """Asks the client's model for a product's tagline."""
+    result = await ctx.session.create_message(
+        messages=[
+            types.SamplingMessage(
+                role="user", content=types.TextContent(type="text", text=f"A tagline for {product}")
+            )
+        ],
+        max_tokens=30,
+        system_prompt="One line.",
+    )
+    return f"{result.content.text} (by {result.model})"
 
 
 if __name__ == "__main__":

@@ -17,7 +17,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Context, Dialect, Tool, ToolError, ToolOutput, ToolResult};
+use std::sync::Arc;
+
+use toolsmith::{
+    Arguments, AskError, AskFuture, Asker, Context, Dialect, Elicitation, Elicited, Sampled,
+    Sampling, Tool, ToolError, ToolOutput, ToolResult,
+};
 use toolsmith_mcp::{McpClient, RemoteTool, StdioServer};
 
 /// How long any one step (starting a server, listing, one call) may take.
@@ -53,7 +58,12 @@ fn find<'a>(tools: &'a [RemoteTool], name: &str) -> &'a RemoteTool {
 
 /// Calls `tool` with `arguments` as a model's JSON, within [`STEP`].
 async fn call(tool: &RemoteTool, arguments: Value) -> ToolResult {
-    tokio::time::timeout(STEP, tool.call(Arguments::Json(&arguments), Context::new()))
+    call_in(tool, arguments, Context::new()).await
+}
+
+/// Calls `tool` with `arguments` in `context`, within [`STEP`].
+async fn call_in(tool: &RemoteTool, arguments: Value, context: Context) -> ToolResult {
+    tokio::time::timeout(STEP, tool.call(Arguments::Json(&arguments), context))
         .await
         .unwrap_or_else(|_| panic!("{} answered within {STEP:?}", tool.name()))
 }
@@ -791,7 +801,10 @@ fn every_python_sdk_tool_is_imported_exactly_and_declared_in_every_dialect() {
         let (_client, tools) = connect(&server).await;
         let mut names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
         names.sort_unstable();
-        assert_eq!(names, ["place_order", "top_tags", "withdraw"]);
+        assert_eq!(
+            names,
+            ["place_order", "rsvp", "tagline", "top_tags", "withdraw"]
+        );
         for tool in &tools {
             assert!(
                 tool.import_warnings().is_empty(),
@@ -1018,5 +1031,94 @@ fn a_python_sdk_tool_that_raises_fails_in_its_own_words() {
         // The connection serves on after the failure.
         let tags = answer(find(&tools, "top_tags"), json!({"tags": ["a"]})).await;
         assert_eq!(tags.structured, Some(json!({"result": ["a"]})));
+    });
+}
+
+/// A person and a model at the caller's side, answering what the Python server's tools ask.
+struct Answering(Elicited);
+
+impl Asker for Answering {
+    fn elicit<'a>(&'a self, _: &'a Context, request: &'a Elicitation) -> AskFuture<'a, Elicited> {
+        // The form is the SDK's own schema of its pydantic model.
+        let asked = &request.schema["properties"];
+        let answer = match (&self.0, asked["name"]["type"].as_str()) {
+            (answer, Some("string")) => Ok(answer.clone()),
+            _ => Err(AskError::Failed(format!(
+                "an unexpected form: {}",
+                request.schema
+            ))),
+        };
+        Box::pin(std::future::ready(answer))
+    }
+
+    fn sample<'a>(&'a self, _: &'a Context, request: &'a Sampling) -> AskFuture<'a, Sampled> {
+        let text = format!(
+            "[{}] {}",
+            request.system.as_deref().unwrap_or(""),
+            request.messages.last().map_or("", |m| m.text.as_str())
+        );
+        Box::pin(std::future::ready(Ok(Sampled {
+            text,
+            model: Some("echo-1".to_owned()),
+            stop_reason: None,
+        })))
+    }
+}
+
+/// What a Python SDK tool asks while it runs (`ctx.elicit`, `session.create_message`) reaches
+/// the asker of the call's context here, and the answer is what the tool reads; with nobody
+/// to ask, the server is told so, and the call fails saying it.
+#[test]
+fn a_python_sdk_tools_questions_reach_whoever_the_call_asks() {
+    let Some(server) = python_server() else {
+        return;
+    };
+    runtime().block_on(async {
+        let (_client, tools) = connect(&server).await;
+        let asking = |answer: Elicited| Context::new().with_asker(Arc::new(Answering(answer)));
+        let person = json!({"name": "Ada", "guests": "3"});
+        let accepted = call_in(
+            find(&tools, "rsvp"),
+            json!({"event": "the launch"}),
+            asking(Elicited::Accept(person.as_object().unwrap().clone())),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            accepted.as_text(),
+            "Ada comes to the launch with 3 guests",
+            "{accepted:?}"
+        );
+        let declined = call_in(
+            find(&tools, "rsvp"),
+            json!({"event": "the launch"}),
+            asking(Elicited::Decline),
+        )
+        .await
+        .unwrap();
+        assert_eq!(declined.as_text(), "no answer for the launch (decline)");
+
+        let tagline = call_in(
+            find(&tools, "tagline"),
+            json!({"product": "gears"}),
+            asking(Elicited::Cancel),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            tagline.as_text(),
+            "[One line.] A tagline for gears (by echo-1)"
+        );
+
+        let error = call_in(
+            find(&tools, "rsvp"),
+            json!({"event": "the launch"}),
+            Context::new(),
+        )
+        .await
+        .unwrap_err();
+        // The SDK lets the refusal out of the tool as the call's own protocol error.
+        let message = error.to_string();
+        assert!(message.contains("nobody can answer here"), "{message}");
     });
 }

@@ -148,6 +148,15 @@ pub fn require_node_script(package: &str, file: &str) -> Option<(PathBuf, PathBu
     None
 }
 
+/// The reference server `@modelcontextprotocol/server-everything` over stdio as a command line
+/// `--mcp` takes (each word quoted), when the set-up installed it; else as
+/// [`require_node_script`].
+pub fn everything_command() -> Option<String> {
+    let (node, script) =
+        require_node_script("@modelcontextprotocol/server-everything", "dist/index.js")?;
+    Some(format!("'{}' '{}' stdio", node.display(), script.display()))
+}
+
 fn is_executable(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
