@@ -237,8 +237,9 @@ impl Transport {
     ///
     /// Error answers that come before the stream (429 and 5xx) are retried as
     /// [`exchange`](Self::exchange) retries them; once the stream has started nothing is
-    /// retried. The deadline and the time per request bound the whole stream, and
-    /// [`BODY_LIMIT`] its size. A body that is not an event stream, or that ends or breaks
+    /// retried. The time per request bounds the wait for the stream to open and then for each
+    /// event after the one before (a long stream is not cut while it goes on), the deadline
+    /// the whole stream, and [`BODY_LIMIT`] its size. A body that is not an event stream, or that ends or breaks
     /// before `reader` saw its end event, is an error ([`LmError::Malformed`]). The key is taken
     /// out of every error, `reader`'s too.
     pub(crate) async fn exchange_streaming<R: EventReader>(
@@ -394,7 +395,8 @@ struct Opened {
 /// Sends `post` until the server takes it, retrying 429 and 5xx answers (after what the
 /// server asks, else a doubling backoff) while the retries and the deadline allow. Each
 /// attempt has the time per request, cut to the deadline, from connecting to the last byte
-/// of its body; the body of the answer taken is read in what is left of it.
+/// of its body; the body of the answer taken is read in what is left of it (a stream's, event
+/// by event: [`read_events`]).
 async fn open(
     client: &reqwest::Client,
     settings: Settings,
@@ -544,22 +546,30 @@ async fn pass_events(
     if events.send(Streamed::Opened { attempts }).await.is_err() {
         return Ok(());
     }
-    let body = read_events(opened.response, post, events);
-    match tokio::time::timeout_at(opened.until, body).await {
-        Ok(read) => read,
-        Err(_) => Err(LmError::Timeout {
-            url: post.url.clone(),
-            after: opened.allowed,
-        }),
-    }
+    read_events(opened.response, post, settings.timeout, events).await
 }
 
-/// Reads `response`'s body as server-sent events, passing each on as it is whole.
+/// Reads `response`'s body as server-sent events, passing each on as it is whole. Each event
+/// must come within `gap` of the one before (of the stream's opening, for the first), and
+/// before the request's deadline: a stream that goes on is never cut for being long, one that
+/// falls silent is given up.
 async fn read_events(
     response: reqwest::Response,
     post: &Post,
+    gap: Duration,
     events: &mpsc::Sender<Streamed>,
 ) -> Result<(), LmError> {
+    // The end of the wait for what comes next, and the time that wait allows.
+    let wait = || {
+        let allowed = post.deadline.map_or(gap, |deadline| {
+            gap.min(deadline.saturating_duration_since(Instant::now()))
+        });
+        (tokio::time::Instant::now() + allowed, allowed)
+    };
+    let timed_out = |allowed: Duration| LmError::Timeout {
+        url: post.url.clone(),
+        after: allowed,
+    };
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
@@ -571,7 +581,10 @@ async fn read_events(
         .next()
         .is_some_and(|kind| kind.trim().eq_ignore_ascii_case("text/event-stream"));
     if !content_type.is_empty() && !is_event_stream {
-        let text = read_body(response, post).await?;
+        let (until, allowed) = wait();
+        let text = tokio::time::timeout_at(until, read_body(response, post))
+            .await
+            .map_err(|_| timed_out(allowed))??;
         return Err(LmError::Malformed {
             reason: format!(
                 "it is `{content_type}`, not an event stream: {}",
@@ -585,7 +598,15 @@ async fn read_events(
     }
     .eventsource();
     let mut count = 0usize;
-    while let Some(next) = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_next(cx)).await {
+    loop {
+        let (until, allowed) = wait();
+        let next = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_next(cx));
+        let Some(next) = tokio::time::timeout_at(until, next)
+            .await
+            .map_err(|_| timed_out(allowed))?
+        else {
+            return Ok(());
+        };
         let event = next.map_err(|error| match error {
             EventStreamError::Transport(BodyError::TooLarge) => too_large(),
             EventStreamError::Transport(BodyError::Broken(error)) => LmError::Malformed {
@@ -606,7 +627,6 @@ async fn read_events(
             return Ok(());
         }
     }
-    Ok(())
 }
 
 /// A body's bytes as they come, at most [`BODY_LIMIT`] of them.
@@ -838,7 +858,10 @@ macro_rules! transport_settings {
     () => {
         /// The time allowed for one request, from connecting to the last byte of the reply
         /// (less when the request's [`deadline`](crate::Request::deadline) comes sooner); 60 s
-        /// unless set.
+        /// unless set. A streamed reply
+        /// ([`complete_streaming`](crate::LanguageModel::complete_streaming)) is given it to
+        /// start and then between one event and the next: a long answer is not cut while it
+        /// comes, one that falls silent is given up (the deadline still bounds it whole).
         pub fn timeout(mut self, timeout: std::time::Duration) -> Self {
             self.transport.set_timeout(timeout);
             self

@@ -588,27 +588,52 @@ fn a_429_before_the_stream_is_retried_and_the_stream_then_read() {
     assert!(requests.iter().all(|seen| seen.body["stream"] == true));
 }
 
+/// The time per request bounds the wait for each event, not the whole stream: a reply that
+/// keeps coming is read to its end however long it takes, one that falls silent is given up,
+/// with what came before it reported.
 #[test]
-fn the_time_per_request_bounds_the_whole_stream_and_deltas_come_as_sent() {
+fn a_stream_is_given_the_time_per_request_between_events_not_for_the_whole() {
     let text = "Slowly, one piece at a time.";
     let server = FakeServer::start(vec![
-        Reply::text(text).pieces(1).pace(Duration::from_millis(100)),
+        Reply::text(text).pieces(1).pace(Duration::from_millis(60)),
+    ]);
+    let started = Instant::now();
+    let (reply, deltas) = client(&server)
+        .timeout(Duration::from_millis(600))
+        .stream_blocking(Request {
+            messages: &[Message::user("hi")],
+            ..hi()
+        });
+    let reply = reply.expect("a stream that goes on is read to its end");
+    assert_eq!(reply.message.content.as_deref(), Some(text));
+    assert_eq!(text_of(&deltas), text);
+    // Longer than the time per request: the whole stream was not bounded by it.
+    assert!(
+        started.elapsed() > Duration::from_millis(600),
+        "{:?}",
+        started.elapsed()
+    );
+
+    let server = FakeServer::start(vec![
+        Reply::text(text)
+            .pieces(1)
+            .ending(Ending::StalledAfter(5, Duration::from_secs(2))),
     ]);
     let started = Instant::now();
     let (error, deltas) = client(&server)
-        .timeout(Duration::from_millis(700))
+        .timeout(Duration::from_millis(600))
         .stream_blocking(Request {
             messages: &[Message::user("hi")],
             ..hi()
         });
     let error = error.unwrap_err();
     assert!(matches!(error, LmError::Timeout { .. }), "{error:?}");
-    // What was sent before the time was up came before the error.
+    // What was sent before the silence came before the error.
     let got = text_of(&deltas);
     assert!(!got.is_empty() && got.len() < text.len(), "{got:?}");
     assert!(text.starts_with(&got), "{got:?}");
     assert!(
-        started.elapsed() < Duration::from_secs(2),
+        started.elapsed() < Duration::from_secs(3),
         "{:?}",
         started.elapsed()
     );

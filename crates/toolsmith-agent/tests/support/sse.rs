@@ -41,6 +41,9 @@ pub enum Ending {
     CutAfter(usize),
     /// After this many events, the body breaking off (a connection lost).
     BrokenAfter(usize),
+    /// After this many events, silence for this long (a server that hangs), then the body
+    /// ending there.
+    StalledAfter(usize, Duration),
 }
 
 /// One event: its `event:` line when named, its `data:`, and the blank line that ends it.
@@ -85,7 +88,9 @@ pub fn send(request: tiny_http::Request, events: &[String], shape: &Shape, heade
     }
     let count = match shape.ending {
         Ending::Whole => events.len(),
-        Ending::CutAfter(count) | Ending::BrokenAfter(count) => count.min(events.len()),
+        Ending::CutAfter(count)
+        | Ending::BrokenAfter(count)
+        | Ending::StalledAfter(count, _) => count.min(events.len()),
     };
     for (i, event) in events[..count].iter().enumerate() {
         if i > 0 {
@@ -96,6 +101,9 @@ pub fn send(request: tiny_http::Request, events: &[String], shape: &Shape, heade
             // The client went away: nothing more to send.
             return;
         }
+    }
+    if let Ending::StalledAfter(_, silence) = shape.ending {
+        std::thread::sleep(silence);
     }
     let end: &[u8] = match shape.ending {
         Ending::BrokenAfter(_) => b"not a chunk\r\n\r\n",
