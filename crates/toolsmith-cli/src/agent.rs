@@ -2,12 +2,11 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, Sender};
 
 use clap::{Args, ValueEnum};
 use serde_json::{Value, json};
 use toolsmith::Registry;
-use toolsmith::{AskError, Context, InsideRuntime, block_on};
+use toolsmith::{Context, InsideRuntime, block_on};
 use toolsmith_agent::{
     AgentError, Answer, AnswerText, Anthropic, BaseUrlError, Decision, Decisions, Event, EventSink,
     Gemini, LanguageModel, OpenAiCompatible, Paused, Question, QuestionAnswer, ReAct, Step,
@@ -15,7 +14,7 @@ use toolsmith_agent::{
 
 use crate::error::UsageError;
 use crate::outcome::Outcome;
-use crate::person::{Note, TerminalPerson, fill_in, printable};
+use crate::person::{Note, Notes, Shows, TerminalPerson, converse, printable};
 use crate::select::find_tool;
 use crate::upstream::Upstreams;
 
@@ -148,66 +147,14 @@ impl AgentArgs {
         go: impl FnOnce(Option<&EventSink<'_>>) -> Result<Answered, InsideRuntime> + Send,
     ) -> Answered {
         let stream = self.stream;
-        // A question still queued was asked by a call of an earlier run (a sync tool that ran
-        // on past its run's end): nothing waits for its answer now.
-        notes.answer_stale();
-        std::thread::scope(|scope| {
-            let sender = notes.sender.clone();
-            let worker = scope.spawn(move || {
-                // Says the run ended however it ends, a panic too: the terminal's thread waits
-                // for it.
-                let _done = Done(sender.clone());
-                let sink = move |event: Event| {
-                    // The receiver outlives the run; a send cannot fail before it ends.
-                    let _ = sender.send(Note::Event(event));
-                };
-                go(stream.then_some(&sink as &EventSink<'_>))
-            });
-            for note in notes.receiver.iter() {
-                match note {
-                    Note::Event(event) => shown.show(event, stderr),
-                    Note::Question(question, answer) => {
-                        shown.end_line();
-                        answer.give(fill_in(&question, answers, stderr));
-                    }
-                    Note::Done => break,
-                }
-            }
-            notes.answer_stale();
-            match worker.join() {
-                Ok(answered) => answered.unwrap_or(Err(AgentError::InsideRuntime)),
-                // A panic in the run is the program's bug: it goes on as it would have.
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
+        converse(notes, answers, stderr, shown, None, move |sender| {
+            let sink = move |event: Event| {
+                // The receiver outlives the run; a send cannot fail before it ends.
+                let _ = sender.send(Note::Event(event));
+            };
+            go(stream.then_some(&sink as &EventSink<'_>))
         })
-    }
-}
-
-/// Sends [`Note::Done`] when dropped.
-struct Done(Sender<Note>);
-
-impl Drop for Done {
-    fn drop(&mut self) {
-        let _ = self.0.send(Note::Done);
-    }
-}
-
-/// The channel a run's notes (events, questions, its end) come to the terminal's thread on.
-struct Notes {
-    sender: Sender<Note>,
-    receiver: Receiver<Note>,
-}
-
-impl Notes {
-    /// Answers the questions queued while no run is going on: the run that asked has ended.
-    fn answer_stale(&self) {
-        while let Ok(note) = self.receiver.try_recv() {
-            if let Note::Question(_, answer) = note {
-                answer.give(Err(AskError::Unsupported(
-                    "the run that asked has ended".to_owned(),
-                )));
-            }
-        }
+        .unwrap_or(Err(AgentError::InsideRuntime))
     }
 }
 
@@ -218,6 +165,16 @@ struct Shown<'o> {
     stdout: &'o mut dyn Write,
     /// The text shown since the last tool call: the answer, when the model answers in text.
     text: String,
+}
+
+impl Shows for Shown<'_> {
+    fn event(&mut self, event: Event, stderr: &mut dyn Write) {
+        self.show(event, stderr);
+    }
+
+    fn before_question(&mut self) {
+        self.end_line();
+    }
 }
 
 impl<'o> Shown<'o> {
@@ -360,12 +317,8 @@ impl AgentArgs {
         let question = Question {
             question: self.question.clone(),
         };
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let notes = Notes {
-            sender: sender.clone(),
-            receiver,
-        };
-        let person = Arc::new(TerminalPerson::new(sender));
+        let notes = Notes::new();
+        let person = Arc::new(TerminalPerson::new(notes.sender.clone()));
         let result = agent.and_then(|agent| {
             let agent = agent.max_steps(self.max_steps.into()).elicitation(person);
             let agent = if self.approve {

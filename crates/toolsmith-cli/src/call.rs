@@ -1,23 +1,38 @@
-//! `toolsmith call`: one call of a registered tool, cancelled by Ctrl-C.
+//! `toolsmith call`: one call of a registered tool, cancelled by Ctrl-C; what the tool asks a
+//! person is asked on the terminal (unless stdin carries the arguments).
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::io::Read;
+use std::io::{BufReader, Read, Write};
 use std::sync::Arc;
 
 use clap::Args;
 use serde_json::{Value, json};
 use toolsmith::{
-    Arguments, CoerceErrors, Context, InsideRuntime, Registry, Repair, ThreadPerCall, ToolError,
-    ToolOutput,
+    Arguments, AskError, AskFuture, Asker, CoerceErrors, Context, Elicitation, Elicited,
+    InsideRuntime, Registry, Repair, ThreadPerCall, ToolError, ToolOutput,
 };
 
 use crate::arguments::{PolicyArgs, argument_text};
 use crate::error::UsageError;
 use crate::interrupt::{GRACE, Interrupt};
 use crate::outcome::{Outcome, repairs_json};
+use crate::person::{Notes, ShowsNothing, TerminalPerson, converse};
 use crate::select::{Renames, find_tool};
 use crate::upstream::Upstreams;
+
+/// The asker of a call whose arguments came on stdin: no answer can be read there.
+struct StdinTaken;
+
+impl Asker for StdinTaken {
+    fn elicit<'a>(&'a self, _: &'a Context, _: &'a Elicitation) -> AskFuture<'a, Elicited> {
+        Box::pin(std::future::ready(Err(AskError::Unsupported(
+            "stdin carried the arguments (`-`), so no answer can be read on it (give them on \
+             the command line to be asked)"
+                .to_owned(),
+        ))))
+    }
+}
 
 /// The arguments of `toolsmith call`.
 #[derive(Debug, Args)]
@@ -45,8 +60,15 @@ pub struct CallArgs {
 }
 
 impl CallArgs {
-    /// Calls the tool: its output, or why the call failed, or that it was interrupted.
-    pub fn run(&self, registry: &Registry, stdin: &mut dyn Read) -> Result<Outcome, UsageError> {
+    /// Calls the tool: its output, or why the call failed, or that it was interrupted. What
+    /// the tool asks a person ([`Context::elicit`]) is asked on `stderr` and answered on
+    /// `stdin`, unless stdin carries the arguments (`-`): then there is nobody to ask.
+    pub fn run(
+        &self,
+        registry: &Registry,
+        stdin: &mut dyn Read,
+        stderr: &mut dyn Write,
+    ) -> Result<Outcome, UsageError> {
         // A sync tool runs on a thread of its own, so that this thread can end the command at
         // Ctrl-C even when the tool does not look at its context.
         let registry = self
@@ -86,8 +108,29 @@ impl CallArgs {
         let context = Context::new()
             .with_policy(policy)
             .with_cancellation(interrupt.cancellation().clone());
-        let call = registry.call_entry(entry, Arguments::Text(&text), context);
-        let answered = block_on(interrupt.until_given_up(call));
+        let answered = if self.arguments.as_deref() == Some("-") {
+            // Stdin held the arguments: no answer can come on it.
+            let context = context.with_asker(Arc::new(StdinTaken));
+            let call = registry.call_entry(entry, Arguments::Text(&text), context);
+            block_on(interrupt.until_given_up(call))
+        } else {
+            let notes = Notes::new();
+            let person = Arc::new(TerminalPerson::new(notes.sender.clone()));
+            let context = context.with_asker(person);
+            let mut answers = BufReader::new(stdin);
+            let (registry, interrupt, text) = (&registry, &interrupt, &text);
+            converse(
+                &notes,
+                &mut answers,
+                stderr,
+                &mut ShowsNothing,
+                Some(interrupt),
+                move |_| {
+                    let call = registry.call_entry(entry, Arguments::Text(text), context);
+                    block_on(interrupt.until_given_up(call))
+                },
+            )
+        };
         let interrupted = interrupt.is_interrupted();
         // The watch ends here: from now on SIGINT ends the process as before.
         drop(interrupt);

@@ -4,7 +4,10 @@
 //! The first SIGINT cancels the call's [`CancellationToken`] (the tool sees it through its
 //! context); the command then waits for the tool to answer for up to [`GRACE`], or until a
 //! second SIGINT. SIGINT is watched only while a call runs: outside one, it does what it did
-//! before (ends the process), so a program that runs the CLI in-process keeps its Ctrl-C.
+//! before (ends the process), so a program that runs the CLI in-process keeps its Ctrl-C. While
+//! the tool's question to the person at the terminal is open ([`Interrupt::prompting`]), SIGINT
+//! ends the process at once too: a read of the terminal cannot be cancelled, and a person who
+//! presses Ctrl-C at a prompt means to stop.
 
 use std::time::Duration;
 
@@ -59,6 +62,17 @@ impl Interrupt {
         &self.cancel
     }
 
+    /// SIGINT's default action back (the process ends) until the returned guard is dropped:
+    /// held while the terminal asks the person a tool's question.
+    pub fn prompting(&self) -> Prompting {
+        #[cfg(unix)]
+        if self._watch.is_some() {
+            unix::prompt_opened();
+            return Prompting { open: true };
+        }
+        Prompting { open: false }
+    }
+
     /// Whether SIGINT arrived.
     pub fn is_interrupted(&self) -> bool {
         self.cancel.is_cancelled()
@@ -78,6 +92,21 @@ impl Interrupt {
     }
 }
 
+/// A question open at the terminal, from [`Interrupt::prompting`]: SIGINT ends the process
+/// while it lives.
+pub struct Prompting {
+    open: bool,
+}
+
+impl Drop for Prompting {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if self.open {
+            unix::prompt_closed();
+        }
+    }
+}
+
 #[cfg(unix)]
 mod unix {
     use std::io::Read;
@@ -92,18 +121,44 @@ mod unix {
 
     use super::GRACE;
 
-    /// The calls watching SIGINT in this process, and the flag that gives SIGINT its default
-    /// action back when there are none.
+    /// The calls watching SIGINT in this process, the questions open at the terminal, and the
+    /// flag that gives SIGINT its default action back when no call runs or a question is open.
     struct Watchers {
         running: usize,
-        /// True while no call runs; registered once, before any call's own handler.
+        prompting: usize,
+        /// True while no call runs, or a question is open; registered once, before any call's
+        /// own handler.
         idle: Option<Arc<AtomicBool>>,
+    }
+
+    impl Watchers {
+        /// Sets `idle` as the calls and questions now say.
+        fn settle(&self) {
+            if let Some(idle) = &self.idle {
+                idle.store(self.running == 0 || self.prompting > 0, Ordering::SeqCst);
+            }
+        }
     }
 
     static WATCHERS: Mutex<Watchers> = Mutex::new(Watchers {
         running: 0,
+        prompting: 0,
         idle: None,
     });
+
+    /// A question opened at the terminal: SIGINT ends the process until it is closed.
+    pub(super) fn prompt_opened() {
+        let mut watchers = WATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
+        watchers.prompting += 1;
+        watchers.settle();
+    }
+
+    /// The question answered (or given up): SIGINT cancels the call again.
+    pub(super) fn prompt_closed() {
+        let mut watchers = WATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
+        watchers.prompting = watchers.prompting.saturating_sub(1);
+        watchers.settle();
+    }
 
     /// One call's handler: a byte written to a socket at each SIGINT, read by a thread.
     pub(super) struct Watch {
@@ -121,19 +176,15 @@ mod unix {
             let reader = read.try_clone()?;
             {
                 let mut watchers = WATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
-                let idle = match &watchers.idle {
-                    Some(idle) => Arc::clone(idle),
-                    None => {
-                        // Unregistering a handler leaves SIGINT ignored, not its default back:
-                        // this one stays, and ends the process whenever no call runs.
-                        let idle = Arc::new(AtomicBool::new(false));
-                        flag::register_conditional_default(SIGINT, Arc::clone(&idle))?;
-                        watchers.idle = Some(Arc::clone(&idle));
-                        idle
-                    }
-                };
+                if watchers.idle.is_none() {
+                    // Unregistering a handler leaves SIGINT ignored, not its default back:
+                    // this one stays, and ends the process whenever no call runs.
+                    let idle = Arc::new(AtomicBool::new(false));
+                    flag::register_conditional_default(SIGINT, Arc::clone(&idle))?;
+                    watchers.idle = Some(idle);
+                }
                 watchers.running += 1;
-                idle.store(false, Ordering::SeqCst);
+                watchers.settle();
             }
             let id = match low_level::pipe::register(SIGINT, write) {
                 Ok(id) => id,
@@ -177,11 +228,7 @@ mod unix {
     fn finished() {
         let mut watchers = WATCHERS.lock().unwrap_or_else(PoisonError::into_inner);
         watchers.running = watchers.running.saturating_sub(1);
-        if watchers.running == 0
-            && let Some(idle) = &watchers.idle
-        {
-            idle.store(true, Ordering::SeqCst);
-        }
+        watchers.settle();
     }
 
     impl Drop for Watch {

@@ -274,7 +274,7 @@ where
             }),
         Command::Call(args) => load_registry()
             .and_then(|registry| args.upstreams.connect(registry))
-            .and_then(|connected| args.run(&connected.registry, stdin)),
+            .and_then(|connected| args.run(&connected.registry, stdin, stderr)),
         Command::Coerce(args) => args.run(stdin),
         Command::Mcp(args) => load_registry()
             .and_then(|registry| args.upstreams.connect(registry))

@@ -1,21 +1,23 @@
 //! The person at the terminal, answering what a tool asks ([`toolsmith::Context::elicit`]):
-//! [`TerminalPerson`] is the agent's elicitation handler, which hands each question to the
-//! thread that owns the terminal; [`fill_in`] asks it there, field by field.
+//! [`TerminalPerson`] (the agent's elicitation handler, and `toolsmith call`'s asker) hands
+//! each question to the thread that owns the terminal; [`converse`] runs the work on a thread
+//! of its own while that thread asks each question with [`fill_in`], field by field.
 //!
-//! The run goes on on a thread of its own while the command's thread reads the answers, so
-//! one reader serves the approval prompts and the questions alike, and nothing a tool sends
+//! So one reader serves the approval prompts and the questions alike, and nothing a tool sends
 //! reaches the terminal unescaped.
 
 use std::future::Future;
 use std::io::{BufRead, Write};
 use std::pin::Pin;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde_json::{Map, Number, Value};
-use toolsmith::{AskError, AskFuture, Elicitation, Elicited};
+use toolsmith::{AskError, AskFuture, Asker, Context, Elicitation, Elicited, Sampled, Sampling};
 use toolsmith_agent::{ElicitationHandler, Event};
+
+use crate::interrupt::Interrupt;
 
 /// What a run sends the terminal's thread.
 pub(crate) enum Note {
@@ -56,6 +58,112 @@ impl ElicitationHandler for TerminalPerson {
         }
         Box::pin(answer)
     }
+}
+
+/// `toolsmith call`'s asker: the person at the terminal answers what the tool asks a person;
+/// there is no model to ask.
+impl Asker for TerminalPerson {
+    fn elicit<'a>(&'a self, _: &'a Context, request: &'a Elicitation) -> AskFuture<'a, Elicited> {
+        ElicitationHandler::elicit(self, request)
+    }
+
+    fn sample<'a>(&'a self, _: &'a Context, _: &'a Sampling) -> AskFuture<'a, Sampled> {
+        Box::pin(std::future::ready(Err(AskError::Unsupported(
+            "`toolsmith call` has no model to ask (`toolsmith agent` has)".to_owned(),
+        ))))
+    }
+}
+
+/// The channel the work's notes (events, questions, its end) come to the terminal's thread
+/// on.
+pub(crate) struct Notes {
+    pub(crate) sender: Sender<Note>,
+    receiver: Receiver<Note>,
+}
+
+impl Notes {
+    pub(crate) fn new() -> Self {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        Notes { sender, receiver }
+    }
+
+    /// Answers the questions queued while no work is going on: the work that asked has ended.
+    fn answer_stale(&self) {
+        while let Ok(note) = self.receiver.try_recv() {
+            if let Note::Question(_, answer) = note {
+                answer.give(Err(AskError::Unsupported(
+                    "the work that asked has ended".to_owned(),
+                )));
+            }
+        }
+    }
+}
+
+/// Sends [`Note::Done`] when dropped.
+struct Done(Sender<Note>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        let _ = self.0.send(Note::Done);
+    }
+}
+
+/// What the terminal's thread shows of the work besides its questions.
+pub(crate) trait Shows {
+    /// An event of a streamed run.
+    fn event(&mut self, event: Event, stderr: &mut dyn Write);
+    /// A question is about to be asked (a line being written ends first).
+    fn before_question(&mut self) {}
+}
+
+/// Shows nothing: work that reports no events.
+pub(crate) struct ShowsNothing;
+
+impl Shows for ShowsNothing {
+    fn event(&mut self, _: Event, _: &mut dyn Write) {}
+}
+
+/// Runs `go` on a thread of its own while this thread, which owns the terminal, shows its
+/// events and asks the person its tools' questions (sent as [`Note::Question`]s on `notes` by a
+/// [`TerminalPerson`]), reading `answers`; `go` is given the sender for its events. Each
+/// question is asked under `interrupt`'s [`prompting`](Interrupt::prompting) guard, where
+/// there is one.
+pub(crate) fn converse<T: Send>(
+    notes: &Notes,
+    answers: &mut dyn BufRead,
+    stderr: &mut dyn Write,
+    shows: &mut dyn Shows,
+    interrupt: Option<&Interrupt>,
+    go: impl FnOnce(Sender<Note>) -> T + Send,
+) -> T {
+    // A question still queued was asked by earlier work (a sync tool that ran on past its
+    // run's end): nothing waits for its answer now.
+    notes.answer_stale();
+    std::thread::scope(|scope| {
+        let sender = notes.sender.clone();
+        let worker = scope.spawn(move || {
+            // Says the work ended however it ends, a panic too: this thread waits for it.
+            let _done = Done(sender.clone());
+            go(sender)
+        });
+        for note in notes.receiver.iter() {
+            match note {
+                Note::Event(event) => shows.event(event, stderr),
+                Note::Question(question, answer) => {
+                    shows.before_question();
+                    let _open = interrupt.map(Interrupt::prompting);
+                    answer.give(fill_in(&question, answers, stderr));
+                }
+                Note::Done => break,
+            }
+        }
+        notes.answer_stale();
+        match worker.join() {
+            Ok(done) => done,
+            // A panic in the work is the program's bug: it goes on as it would have.
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// A person's answer, given on one thread and awaited on another.

@@ -58,6 +58,29 @@ fn stubborn() -> String {
     "slept a minute".to_owned()
 }
 
+/// Whom to book for.
+#[derive(serde::Deserialize, toolsmith::ToolType)]
+struct Traveller {
+    /// Full name.
+    name: String,
+    /// How many bags.
+    #[serde(default = "one")]
+    bags: u8,
+}
+
+fn one() -> u8 {
+    1
+}
+
+/// Books a seat, asking the person whom for.
+#[toolsmith::tool]
+async fn book(ctx: &Context) -> Result<String, ToolError> {
+    Ok(match ctx.elicit::<Traveller>("Who is travelling?").await? {
+        toolsmith::Elicited::Accept(t) => format!("booked for {} with {} bags", t.name, t.bags),
+        other => format!("not booked ({})", other.action()),
+    })
+}
+
 /// Answers at once.
 #[toolsmith::tool]
 fn quick() -> String {
@@ -77,6 +100,7 @@ fn registry() -> Registry {
     registry.add(Arc::new(Stubborn)).unwrap();
     registry.add(Arc::new(Quick)).unwrap();
     registry.add(Arc::new(Explode)).unwrap();
+    registry.add(Arc::new(Book)).unwrap();
     registry
 }
 
@@ -123,6 +147,14 @@ const TESTS: &[(&str, fn())] = &[
         "mcp_stats_count_a_panic_caught_as_an_error",
         mcp_stats_count_a_panic_caught_as_an_error,
     ),
+    (
+        "what_a_tool_asks_is_asked_on_the_terminal_and_answered_there",
+        what_a_tool_asks_is_asked_on_the_terminal_and_answered_there,
+    ),
+    (
+        "sigint_at_a_question_ends_the_command_at_once",
+        sigint_at_a_question_ends_the_command_at_once,
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -159,10 +191,15 @@ struct Running {
 
 impl Running {
     fn start(mode: &str, args: &[&str]) -> Running {
+        Running::start_with(mode, args, Stdio::null())
+    }
+
+    /// As [`start`](Self::start), its stdin `stdin`.
+    fn start_with(mode: &str, args: &[&str], stdin: Stdio) -> Running {
         let mut child = Command::new(std::env::current_exe().unwrap())
             .env(CHILD, mode)
             .args(args)
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -366,4 +403,66 @@ fn mcp_stats_count_a_panic_caught_as_an_error() {
         stats["tools"]["explode"]["errors"],
         serde_json::json!({"panicked": 1})
     );
+}
+
+/// A tool's question to a person (`ctx.elicit`) is asked on the terminal, field by field, and
+/// the answer is what the tool reads; with the arguments on stdin, nobody can be asked, and the
+/// tool hears why.
+fn what_a_tool_asks_is_asked_on_the_terminal_and_answered_there() {
+    let mut command = Running::start_with("", &["call", "book"], Stdio::piped());
+    command.wait_for("toolsmith: a tool asks: Who is travelling?");
+    let mut answers = command.child.stdin.take().unwrap();
+    // Yes; a name; the default bags.
+    answers.write_all(b"y\nAda\n\n").unwrap();
+    let (status, stdout, stderr) = command.finish();
+    assert_eq!(status.code(), Some(0), "{stderr:?}");
+    assert_eq!(stdout, "booked for Ada with 1 bags\n", "{stderr:?}");
+
+    let mut command = Running::start_with("", &["call", "book"], Stdio::piped());
+    command.wait_for("toolsmith: a tool asks");
+    let mut answers = command.child.stdin.take().unwrap();
+    answers.write_all(b"n\n").unwrap();
+    let (status, stdout, _) = command.finish();
+    assert_eq!(
+        (status.code(), stdout.as_str()),
+        (Some(0), "not booked (decline)\n")
+    );
+
+    let mut command = Running::start_with("", &["call", "book", "-"], Stdio::piped());
+    let mut arguments = command.child.stdin.take().unwrap();
+    arguments.write_all(b"{}").unwrap();
+    drop(arguments);
+    let (status, stdout, stderr) = command.finish();
+    assert_eq!(status.code(), Some(1), "{stderr:?}");
+    assert_eq!(stdout, "");
+    assert!(
+        has_line(
+            &stderr,
+            "stdin carried the arguments (`-`), so no answer can be read on it"
+        ),
+        "{stderr:?}"
+    );
+}
+
+/// Ctrl-C while the terminal waits for an answer ends the command at once (a read of the
+/// terminal cannot be cancelled), as it ends any program waiting there.
+fn sigint_at_a_question_ends_the_command_at_once() {
+    let mut command = Running::start_with("", &["call", "book"], Stdio::piped());
+    command.wait_for("toolsmith: a tool asks: Who is travelling?");
+    // The answers' pipe stays open: only the signal can end the wait.
+    let _answers = command.child.stdin.take();
+    let interrupted = Instant::now();
+    command.interrupt();
+    let (status, stdout, stderr) = command.finish();
+    assert_eq!(stdout, "");
+    assert!(
+        interrupted.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        interrupted.elapsed()
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(status.signal(), Some(2), "{status} {stderr:?}");
+    }
 }
