@@ -2,6 +2,7 @@
 //! registry of test tools, and as the binary (for what it reads from the environment).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
 #[path = "../../toolsmith-agent/tests/support/fake_anthropic.rs"]
 mod fake_anthropic;
 #[path = "../../toolsmith-agent/tests/support/fake_gemini.rs"]
@@ -691,14 +692,6 @@ fn a_tools_question_is_asked_on_the_terminal_field_by_field() {
 /// types the answer after the prompt appears, as a person would.
 #[test]
 fn approve_asks_on_a_real_terminal() {
-    use std::io::{Read, Write};
-    use std::process::Stdio;
-    use std::time::{Duration, Instant};
-
-    let script_program = ["/usr/bin/script", "/bin/script"]
-        .into_iter()
-        .find(|path| std::path::Path::new(path).exists())
-        .expect("util-linux's `script` (Debian's essential bsdutils) gives the test a terminal");
     let server = FakeServer::start(vec![
         Reply::calls(&[("c1", "text_wc", r#"{"text": "a b c"}"#)]),
         Reply::calls(&[("c2", "finish", r#"{"answer": "three words"}"#)]),
@@ -710,46 +703,15 @@ fn approve_asks_on_a_real_terminal() {
         env!("CARGO_BIN_EXE_toolsmith"),
         server.base_url()
     );
-    let mut child = Command::new(script_program)
-        .args(["-q", "-e", "-c", &command, "/dev/null"])
-        .env_remove("OPENAI_API_KEY")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("script starts");
-    let mut terminal = child.stdout.take().expect("the terminal's output");
-    let (sender, received) = std::sync::mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut buffer = [0u8; 4096];
-        while let Ok(read) = terminal.read(&mut buffer) {
-            if read == 0 || sender.send(buffer[..read].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut screen = String::new();
-    let wait_for = |text: &str, screen: &mut String| {
-        while !screen.contains(text) {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match received.recv_timeout(left) {
-                Ok(bytes) => screen.push_str(&String::from_utf8_lossy(&bytes)),
-                Err(_) => panic!("`{text}` never appeared on the terminal: {screen}"),
-            }
-        }
-    };
-    wait_for("Run it?", &mut screen);
+    let mut terminal = common::Terminal::start(&command, &["OPENAI_API_KEY"]);
+    let screen = terminal.wait_for("Run it?");
     assert!(
         screen.contains("the model wants to call `text_wc`"),
         "{screen}"
     );
-    let mut keyboard = child.stdin.take().expect("the keyboard");
-    keyboard.write_all(b"y\r").expect("typed");
-    keyboard.flush().expect("typed");
-    wait_for("three words", &mut screen);
-    drop(keyboard);
-    let status = child.wait().expect("script ends");
+    terminal.type_keys(b"y\r");
+    terminal.wait_for("three words");
+    let (status, screen) = terminal.finish();
     assert!(status.success(), "{status}: {screen}");
     let counted = tool_message(&server, 1, "c1");
     assert!(counted.contains('3'), "{counted}");

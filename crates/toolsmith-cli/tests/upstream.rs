@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::process::{Command, Output};
 
 use serde_json::Value;
@@ -713,4 +715,55 @@ fn a_servers_questions_pass_through_the_gateway_to_the_client() {
         "{answer}"
     );
     gateway.finish();
+}
+
+/// The MCP Python SDK's test server (its tools ask the client while they run), as `--mcp`
+/// takes it, when the set-up installed the SDK.
+fn python_server() -> Option<String> {
+    let python = toolsmith_testkit::require("python")?;
+    let script = common::repo_root().join("crates/toolsmith-mcp/tests/fastmcp_server.py");
+    Some(format!("{} {}", python.display(), script.display()))
+}
+
+/// The real binary on a real terminal: a remote tool's question to a person
+/// (`elicitation/create` from the Python SDK's server) is asked there, field by field, and the
+/// answer typed is what the tool reads; Ctrl-C at the question ends the command at once.
+#[test]
+fn a_remote_tools_question_is_asked_on_the_terminal() {
+    let Some(server) = python_server() else {
+        return;
+    };
+    // `script -c` hands one command line to a shell: the paths are ours, without quotes.
+    let command = format!(
+        r#"{} call --mcp '{server}' rsvp '{{"event": "the launch"}}'"#,
+        env!("CARGO_BIN_EXE_toolsmith")
+    );
+    let mut terminal = common::Terminal::start(&command, &[]);
+    terminal.wait_for("Answer it? [y]es / [n]o:");
+    terminal.type_keys(b"y\r");
+    terminal.wait_for("name:");
+    terminal.type_keys(b"Ada\r");
+    terminal.wait_for("guests:");
+    // The default.
+    terminal.type_keys(b"\r");
+    terminal.wait_for("Ada comes to the launch with 1 guests");
+    let (status, screen) = terminal.finish();
+    assert!(status.success(), "{status}: {screen}");
+    assert!(
+        screen.contains("toolsmith: a tool asks: Are you coming to the launch?"),
+        "{screen}"
+    );
+
+    let mut terminal = common::Terminal::start(&command, &[]);
+    terminal.wait_for("Answer it? [y]es / [n]o:");
+    let interrupted = std::time::Instant::now();
+    terminal.type_keys(b"\x03");
+    let (status, screen) = terminal.finish();
+    assert!(
+        interrupted.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        interrupted.elapsed()
+    );
+    assert!(!status.success(), "{status}: {screen}");
+    assert!(!screen.contains("comes to the launch"), "{screen}");
 }

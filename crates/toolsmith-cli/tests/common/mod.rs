@@ -59,3 +59,101 @@ pub fn words(command: &str) -> Vec<String> {
     }
     words
 }
+
+/// A command run under a real pseudo-terminal: util-linux's `script` gives it one, and the test
+/// reads the screen and types as a person would.
+pub struct Terminal {
+    child: std::process::Child,
+    keyboard: Option<std::process::ChildStdin>,
+    screen: String,
+    output: std::sync::mpsc::Receiver<Vec<u8>>,
+    deadline: std::time::Instant,
+}
+
+impl Terminal {
+    /// Starts `command` (one command line, which `script` hands to a shell: no quote in what
+    /// it does not mean to quote) on a terminal of its own, with `unset` taken out of its
+    /// environment; everything it does is bounded by 30 s.
+    pub fn start(command: &str, unset: &[&str]) -> Terminal {
+        use std::io::Read;
+        use std::process::{Command, Stdio};
+
+        let script = ["/usr/bin/script", "/bin/script"]
+            .into_iter()
+            .find(|path| Path::new(path).exists())
+            .expect(
+                "util-linux's `script` (Debian's essential bsdutils) gives the test a terminal",
+            );
+        let mut started = Command::new(script);
+        started
+            .args(["-q", "-e", "-c", command, "/dev/null"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for name in unset {
+            started.env_remove(name);
+        }
+        let mut child = started.spawn().expect("script starts");
+        let mut terminal = child.stdout.take().expect("the terminal's output");
+        let (sender, output) = std::sync::mpsc::channel::<Vec<u8>>();
+        std::thread::spawn(move || {
+            let mut buffer = [0u8; 4096];
+            while let Ok(read) = terminal.read(&mut buffer) {
+                if read == 0 || sender.send(buffer[..read].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Terminal {
+            keyboard: child.stdin.take(),
+            child,
+            screen: String::new(),
+            output,
+            deadline: std::time::Instant::now() + std::time::Duration::from_secs(30),
+        }
+    }
+
+    /// Waits for `text` to appear on the screen (everything shown so far, returned).
+    pub fn wait_for(&mut self, text: &str) -> &str {
+        while !self.screen.contains(text) {
+            let left = self
+                .deadline
+                .saturating_duration_since(std::time::Instant::now());
+            match self.output.recv_timeout(left) {
+                Ok(bytes) => self.screen.push_str(&String::from_utf8_lossy(&bytes)),
+                Err(_) => {
+                    let _ = self.child.kill();
+                    panic!("`{text}` never appeared on the terminal: {}", self.screen);
+                }
+            }
+        }
+        &self.screen
+    }
+
+    /// Types `keys` (`\r` is Enter, `\x03` Ctrl-C).
+    pub fn type_keys(&mut self, keys: &[u8]) {
+        use std::io::Write;
+        let keyboard = self.keyboard.as_mut().expect("the keyboard");
+        keyboard.write_all(keys).expect("typed");
+        keyboard.flush().expect("typed");
+    }
+
+    /// Waits for the command to end: `script`'s status (the command's, with `-e`) and the
+    /// screen.
+    pub fn finish(mut self) -> (std::process::ExitStatus, String) {
+        drop(self.keyboard.take());
+        loop {
+            if let Some(status) = self.child.try_wait().expect("script is waited for") {
+                while let Ok(bytes) = self.output.try_recv() {
+                    self.screen.push_str(&String::from_utf8_lossy(&bytes));
+                }
+                return (status, self.screen);
+            }
+            if std::time::Instant::now() > self.deadline {
+                let _ = self.child.kill();
+                panic!("the command did not end: {}", self.screen);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
