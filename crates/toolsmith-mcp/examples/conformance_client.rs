@@ -7,14 +7,16 @@
 //! `MCP_CONFORMANCE_SCENARIO`, and judges what the server saw; `cargo xtask conformance` runs
 //! every client scenario so. It exits 0 when the scenario ran as asked, 1 with a line on stderr
 //! saying what failed, and 2 when it was started wrong. Every scenario is a handshake and a
-//! listing of the tools; those in [`call_for`] then call a tool. It is bounded in time
-//! ([`SCENARIO_TIME`]), so that a server that never answers cannot hold it.
+//! listing of the tools; those in [`call_for`] then call a tool. What the server asks a person
+//! while the call runs, the call's [`Accepting`] person answers, taking the form as offered. It
+//! is bounded in time ([`SCENARIO_TIME`]), so that a server that never answers cannot hold it.
 
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith::{Arguments, Context, Tool, ToolError};
+use toolsmith::{Arguments, AskFuture, Asker, Context, Elicitation, Elicited, Tool, ToolError};
 use toolsmith_mcp::{ClientError, ClientOptions, HttpServer, McpClient, RemoteTool};
 
 /// How long the handshake and the listing of the tools may each take.
@@ -132,10 +134,24 @@ async fn run(scenario: &str, url: &str) -> Result<(), Failure> {
     call_tool(tool, &call).await
 }
 
+/// The person at this client: accepts every form the server offers as it is shown, its
+/// defaults filled in (SEP-1034), as a person who only confirms does.
+struct Accepting;
+
+impl Asker for Accepting {
+    fn elicit<'a>(&'a self, _: &'a Context, question: &'a Elicitation) -> AskFuture<'a, Elicited> {
+        println!("asked: {}", question.message);
+        Box::pin(std::future::ready(Ok(Elicited::Accept(
+            question.defaults(),
+        ))))
+    }
+}
+
 /// Calls `tool` as `call` says and checks its answer.
 async fn call_tool(tool: &RemoteTool, call: &Call) -> Result<(), Failure> {
+    let context = Context::new().with_asker(Arc::new(Accepting));
     let output = tool
-        .call(Arguments::Json(&call.arguments), Context::new())
+        .call(Arguments::Json(&call.arguments), context)
         .await
         .map_err(Failure::Call)?;
     let answer = output.as_text().into_owned();

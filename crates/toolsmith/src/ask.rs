@@ -76,6 +76,37 @@ pub struct Elicitation {
     pub schema: Value,
 }
 
+impl Elicitation {
+    /// The form as it is shown filled in before the person types anything: each field that
+    /// states a `default` (SEP-1034), with it. An asker that accepts the form as offered
+    /// answers `Elicited::Accept(question.defaults())`.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolsmith::Elicitation;
+    ///
+    /// let question = Elicitation {
+    ///     message: "Ship it?".into(),
+    ///     schema: json!({"type": "object", "properties": {
+    ///         "speed": {"type": "string", "enum": ["slow", "fast"], "default": "slow"},
+    ///         "note": {"type": "string"},
+    ///     }}),
+    /// };
+    /// assert_eq!(serde_json::Value::Object(question.defaults()), json!({"speed": "slow"}));
+    /// ```
+    pub fn defaults(&self) -> Map<String, Value> {
+        self.schema["properties"]
+            .as_object()
+            .map(|fields| {
+                fields
+                    .iter()
+                    .filter_map(|(name, field)| Some((name.clone(), field.get("default")?.clone())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// A person's answer: the form filled in, or why not. `T` is what the form holds: a JSON
 /// object as an [`Asker`] returns it, the typed value from [`Context::elicit`].
 #[derive(Debug, Clone, PartialEq)]
