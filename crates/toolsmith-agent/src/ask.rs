@@ -77,11 +77,7 @@ impl Asker for AgentAsker {
             let text = reply.message.content.ok_or_else(|| {
                 AskError::Failed("the agent's model answered without text".to_owned())
             })?;
-            Ok(Sampled {
-                text,
-                model: None,
-                stop_reason: None,
-            })
+            Ok(Sampled::new(text))
         })
     }
 }

@@ -179,11 +179,10 @@ fn sampled(result: Value) -> Result<Sampled, AskError> {
             result["content"]
         )));
     }
-    Ok(Sampled {
-        text,
-        model: result["model"].as_str().map(str::to_owned),
-        stop_reason: result["stopReason"].as_str().map(str::to_owned),
-    })
+    let mut sampled = Sampled::new(text);
+    sampled.model = result["model"].as_str().map(str::to_owned);
+    sampled.stop_reason = result["stopReason"].as_str().map(str::to_owned);
+    Ok(sampled)
 }
 
 /// A request to the client that went wrong, in words.

@@ -513,14 +513,13 @@ fn sampling_of(params: &Value) -> Result<Sampling, String> {
                 }
             }
         }
-        read.push(SamplingMessage { role, text });
+        read.push(SamplingMessage::new(role, text));
     }
     let max_tokens = params["maxTokens"]
         .as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .unwrap_or(Sampling::DEFAULT_MAX_TOKENS);
-    let mut sampling = Sampling::new("").with_max_tokens(max_tokens);
-    sampling.messages = read;
+    let mut sampling = Sampling::conversation(read).with_max_tokens(max_tokens);
     sampling.system = params["systemPrompt"].as_str().map(str::to_owned);
     // rmcp holds the temperature as an `f32`: read back as the number the server wrote (0.7,
     // not 0.699999988).

@@ -398,11 +398,10 @@ impl Asker for Answering {
     fn sample<'a>(&'a self, _: &'a Context, request: &'a Sampling) -> AskFuture<'a, Sampled> {
         self.sampled.lock().unwrap().push(request.clone());
         let last = request.messages.last().map_or("", |m| m.text.as_str());
-        Box::pin(std::future::ready(Ok(Sampled {
-            text: format!("short: {last}"),
-            model: Some("echo-1".to_owned()),
-            stop_reason: Some("endTurn".to_owned()),
-        })))
+        let answer = Sampled::new(format!("short: {last}"))
+            .with_model("echo-1")
+            .with_stop_reason("endTurn");
+        Box::pin(std::future::ready(Ok(answer)))
     }
 }
 

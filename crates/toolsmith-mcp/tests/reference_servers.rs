@@ -1057,11 +1057,9 @@ impl Asker for Answering {
             request.system.as_deref().unwrap_or(""),
             request.messages.last().map_or("", |m| m.text.as_str())
         );
-        Box::pin(std::future::ready(Ok(Sampled {
-            text,
-            model: Some("echo-1".to_owned()),
-            stop_reason: None,
-        })))
+        Box::pin(std::future::ready(Ok(
+            Sampled::new(text).with_model("echo-1")
+        )))
     }
 }
 

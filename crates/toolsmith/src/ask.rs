@@ -47,6 +47,7 @@ pub trait Asker: Send + Sync {
 
 /// Why an [`Asker`] has no answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum AskError {
     /// Nobody here can answer this kind of question (a client without the capability, a
     /// stateless transport): why, in words.
@@ -68,6 +69,7 @@ impl std::error::Error for AskError {}
 
 /// What is asked of a person: a message and the form of the answer.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Elicitation {
     /// What the person is asked.
     pub message: String,
@@ -77,6 +79,14 @@ pub struct Elicitation {
 }
 
 impl Elicitation {
+    /// `message`, answered in the form `schema`.
+    pub fn new(message: impl Into<String>, schema: Value) -> Self {
+        Elicitation {
+            message: message.into(),
+            schema,
+        }
+    }
+
     /// The form as it is shown filled in before the person types anything: each field that
     /// states a `default` (SEP-1034), with it. An asker that accepts the form as offered
     /// answers `Elicited::Accept(question.defaults())`.
@@ -85,13 +95,13 @@ impl Elicitation {
     /// use serde_json::json;
     /// use toolsmith::Elicitation;
     ///
-    /// let question = Elicitation {
-    ///     message: "Ship it?".into(),
-    ///     schema: json!({"type": "object", "properties": {
+    /// let question = Elicitation::new(
+    ///     "Ship it?",
+    ///     json!({"type": "object", "properties": {
     ///         "speed": {"type": "string", "enum": ["slow", "fast"], "default": "slow"},
     ///         "note": {"type": "string"},
     ///     }}),
-    /// };
+    /// );
     /// assert_eq!(serde_json::Value::Object(question.defaults()), json!({"speed": "slow"}));
     /// ```
     pub fn defaults(&self) -> Map<String, Value> {
@@ -149,11 +159,32 @@ pub enum Role {
 
 /// One message of a [`Sampling`] conversation.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SamplingMessage {
     /// Who says it.
     pub role: Role,
     /// What is said.
     pub text: String,
+}
+
+impl SamplingMessage {
+    /// `text`, said by `role`.
+    pub fn new(role: Role, text: impl Into<String>) -> Self {
+        SamplingMessage {
+            role,
+            text: text.into(),
+        }
+    }
+
+    /// `text`, said by the user.
+    pub fn user(text: impl Into<String>) -> Self {
+        SamplingMessage::new(Role::User, text)
+    }
+
+    /// `text`, said by the assistant (an earlier answer).
+    pub fn assistant(text: impl Into<String>) -> Self {
+        SamplingMessage::new(Role::Assistant, text)
+    }
 }
 
 /// What is asked of a model: a conversation to answer, a system prompt, and how long the
@@ -167,6 +198,7 @@ pub struct SamplingMessage {
 /// assert_eq!(request.max_tokens, 100);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Sampling {
     /// The conversation, oldest first; the last message is the user's.
     pub messages: Vec<SamplingMessage>,
@@ -182,11 +214,14 @@ pub struct Sampling {
 impl Sampling {
     /// The answer to `prompt`, said by the user, within [`Sampling::DEFAULT_MAX_TOKENS`].
     pub fn new(prompt: impl Into<String>) -> Self {
+        Sampling::conversation(vec![SamplingMessage::user(prompt)])
+    }
+
+    /// The next answer in the conversation `messages` (oldest first, the user's last), within
+    /// [`Sampling::DEFAULT_MAX_TOKENS`].
+    pub fn conversation(messages: Vec<SamplingMessage>) -> Self {
         Sampling {
-            messages: vec![SamplingMessage {
-                role: Role::User,
-                text: prompt.into(),
-            }],
+            messages,
             system: None,
             max_tokens: Self::DEFAULT_MAX_TOKENS,
             temperature: None,
@@ -232,6 +267,7 @@ impl From<String> for Sampling {
 
 /// A model's answer to a [`Sampling`] request.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Sampled {
     /// The answer's text.
     pub text: String,
@@ -241,8 +277,34 @@ pub struct Sampled {
     pub stop_reason: Option<String>,
 }
 
+impl Sampled {
+    /// The answer `text`, saying nothing of the model or why it ended.
+    pub fn new(text: impl Into<String>) -> Self {
+        Sampled {
+            text: text.into(),
+            model: None,
+            stop_reason: None,
+        }
+    }
+
+    /// This answer, given by `model`.
+    #[must_use]
+    pub fn with_model(mut self, model: impl Into<String>) -> Self {
+        self.model = Some(model.into());
+        self
+    }
+
+    /// This answer, ended for `reason` (`endTurn`, `maxTokens`, ...).
+    #[must_use]
+    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
+        self.stop_reason = Some(reason.into());
+        self
+    }
+}
+
 /// What is being asked, for errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Asking {
     /// A person, for an answer to a form.
     Elicitation,

@@ -192,11 +192,9 @@ impl Asker for Scripted {
         self.sampled.lock().unwrap().push(request.clone());
         let text = format!("echo: {}", request.messages[0].text);
         Box::pin(async move {
-            Ok(Sampled {
-                text,
-                model: Some("scripted".into()),
-                stop_reason: Some("endTurn".into()),
-            })
+            Ok(Sampled::new(text)
+                .with_model("scripted")
+                .with_stop_reason("endTurn"))
         })
     }
 }
