@@ -100,7 +100,7 @@ fn main() -> ExitCode {
         }
         _ => {}
     }
-    let tests: [(&str, fn()); 15] = [
+    let tests: [(&str, fn()); 16] = [
         (
             "a_served_tool_comes_back_with_its_declaration",
             a_served_tool_comes_back_with_its_declaration,
@@ -116,6 +116,10 @@ fn main() -> ExitCode {
         (
             "a_servers_questions_reach_whoever_the_call_asks",
             a_servers_questions_reach_whoever_the_call_asks,
+        ),
+        (
+            "a_servers_questions_over_http_reach_whoever_the_call_asks",
+            a_servers_questions_over_http_reach_whoever_the_call_asks,
         ),
         (
             "the_reference_servers_questions_reach_whoever_the_call_asks",
@@ -477,6 +481,50 @@ fn a_servers_questions_reach_whoever_the_call_asks() {
     });
 }
 
+/// Over streamable HTTP the server's question comes on the call's own stream: a server
+/// keeping sessions asks, and the answer goes back; a stateless one has nowhere to hear an
+/// answer, and says so.
+fn a_servers_questions_over_http_reach_whoever_the_call_asks() {
+    let runtime = runtime();
+    runtime.block_on(async {
+        let (url, _stop) =
+            http_server_with(toolsmith_mcp::McpConfig::default().with_sessions(true)).await;
+        let client = McpClient::connect(&HttpServer::new("web", &url))
+            .await
+            .unwrap();
+        let tools = client.tools().await.unwrap();
+        let person = Answering::new(Elicited::Accept(
+            json!({"name": "Ada"}).as_object().unwrap().clone(),
+        ));
+        let booked = find(&tools, "book")
+            .call(
+                Arguments::Json(&json!({})),
+                Context::new().with_asker(person.clone()),
+            )
+            .await
+            .unwrap();
+        assert_eq!(booked.as_text(), "booked for Ada with 0 bags");
+        assert_eq!(person.asked.lock().unwrap().len(), 1);
+
+        let (url, _stop) = http_server().await;
+        let client = McpClient::connect(&HttpServer::new("web", &url))
+            .await
+            .unwrap();
+        let tools = client.tools().await.unwrap();
+        let error = find(&tools, "book")
+            .call(
+                Arguments::Json(&json!({})),
+                Context::new().with_asker(person.clone()),
+            )
+            .await
+            .unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("HTTP without sessions"), "{message}");
+        // Never asked here: the server could not have heard the answer.
+        assert_eq!(person.asked.lock().unwrap().len(), 1);
+    });
+}
+
 /// The reference server offers its tools that ask only to a client that declares it can
 /// answer; they are listed, and their questions reach the caller's asker.
 fn the_reference_servers_questions_reach_whoever_the_call_asks() {
@@ -710,8 +758,15 @@ fn a_server_living_past_its_stdin_is_ended_with_the_client() {
 /// A toolsmith server over streamable HTTP on a free loopback port, taking the caller from the
 /// `Authorization` header, until the returned sender is dropped.
 async fn http_server() -> (String, tokio::sync::oneshot::Sender<()>) {
+    http_server_with(toolsmith_mcp::McpConfig::default()).await
+}
+
+/// [`http_server`] under `config`.
+async fn http_server_with(
+    config: toolsmith_mcp::McpConfig,
+) -> (String, tokio::sync::oneshot::Sender<()>) {
     let (registry, _gate) = common::registry();
-    let server = toolsmith_mcp::McpServer::new(registry, toolsmith_mcp::McpConfig::default())
+    let server = toolsmith_mcp::McpServer::new(registry, config)
         .unwrap()
         .with_request_data(common::caller_from_header);
     let listener = toolsmith_mcp::bind_http("127.0.0.1:0").await.unwrap();
