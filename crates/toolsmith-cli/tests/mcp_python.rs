@@ -16,8 +16,14 @@ fn script() -> PathBuf {
 
 /// The client's report of serving `toolsmith mcp ARGS` and making `calls` (`[name, arguments]`).
 fn drive(python: &Path, args: &[&str], calls: &Value) -> Value {
+    drive_in(python, None, args, calls)
+}
+
+/// [`drive`], the client's handshake forced to `mode` (`--legacy`) where one is given.
+fn drive_in(python: &Path, mode: Option<&str>, args: &[&str], calls: &Value) -> Value {
     let output = Command::new(python)
         .arg(script())
+        .args(mode)
         .arg(calls.to_string())
         .arg(env!("CARGO_BIN_EXE_toolsmith"))
         .arg("mcp")
@@ -129,4 +135,52 @@ fn the_stats_file_holds_a_messy_calls_repairs_and_errors_once_the_client_leaves(
             },
         }})
     );
+}
+
+/// The official Python SDK at both ends of the gateway: what the Python server's tools ask
+/// while they run (a person's form, a model's text) reaches the Python client that made the
+/// call, and its answers reach the tools, whichever handshake the client makes.
+#[test]
+fn a_python_servers_questions_reach_a_python_client_through_the_gateway() {
+    let Some(python) = toolsmith_testkit::require("python") else {
+        return;
+    };
+    let server_script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolsmith-mcp/tests/fastmcp_server.py");
+    let upstream = format!("{} {}", python.display(), server_script.display());
+    let calls = json!([
+        ["rsvp", {"event": "the launch"}],
+        ["tagline", {"product": "gears"}],
+    ]);
+    for mode in [None, Some("--legacy")] {
+        let report = drive_in(&python, mode, &["--mcp", &upstream], &calls);
+        let outcomes = &report["calls"];
+        assert_eq!(
+            outcomes[0],
+            json!({"is_error": false, "text": "Ada comes to the launch with 2 guests"}),
+            "{mode:?}: {report}"
+        );
+        assert_eq!(
+            outcomes[1],
+            json!({"is_error": false, "text": "echo: A tagline for gears (by echo-1)"}),
+            "{mode:?}: {report}"
+        );
+        assert!(
+            report["asked"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|asked| asked == "Are you coming to the launch?"),
+            "{mode:?}: {report}"
+        );
+        assert!(!report["asked"].as_array().unwrap().is_empty(), "{report}");
+        assert!(
+            report["sampled"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|asked| asked == "A tagline for gears"),
+            "{mode:?}: {report}"
+        );
+    }
 }

@@ -33,7 +33,8 @@ use rmcp::model::{
 #[allow(deprecated)]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use rmcp::service::{
-    PeerRequestOptions, RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+    PeerRequestOptions, RequestContext, RequestHandle, RunningService, RxJsonRpcMessage,
+    ServiceError, TxJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
@@ -43,9 +44,9 @@ use tokio::io::AsyncBufReadExt;
 use tokio::runtime::Handle;
 use tokio::sync::watch;
 use toolsmith::{
-    Arguments, Content, Context, Elicited, ImportOptions, ImportWarning, ImportedSchema, Progress,
-    Resource, ResourceLink, Role, Sampling, SamplingMessage, Tool, ToolAnnotations, ToolError,
-    ToolFuture, ToolOutput, TypeGraph,
+    Arguments, CancellationToken, Content, Context, Elicited, ImportOptions, ImportWarning,
+    ImportedSchema, Progress, Resource, ResourceLink, Role, Sampling, SamplingMessage, Tool,
+    ToolAnnotations, ToolError, ToolFuture, ToolOutput, TypeGraph,
 };
 
 use crate::servers::{HttpServer, RemoteServer, StdioServer};
@@ -293,7 +294,7 @@ const EARLY_REPORTS: usize = 64;
 /// way, and a quick server may report before that).
 #[derive(Default)]
 struct Calls {
-    running: HashMap<ProgressToken, Context>,
+    running: HashMap<ProgressToken, InFlight>,
     /// Oldest first, at most [`EARLY_REPORTS`] (a server reporting for tokens that never come
     /// pushes out its own oldest reports, nothing else).
     early: VecDeque<(ProgressToken, Progress)>,
@@ -309,11 +310,20 @@ impl Calls {
         for (_, progress) in mine {
             context.progress(progress);
         }
-        self.running.insert(token, context);
+        let ended = CancellationToken::new();
+        self.running.insert(token, InFlight { context, ended });
+    }
+
+    /// The call `token` is for has ended (answered, cancelled, or given up by its caller):
+    /// what was waiting on it stops.
+    fn leave(&mut self, token: &ProgressToken) {
+        if let Some(call) = self.running.remove(token) {
+            call.ended.cancel();
+        }
     }
 
     /// The one call in flight, or how many there are instead (`None`: none).
-    fn asking(&self) -> Result<Context, Option<usize>> {
+    fn asking(&self) -> Result<InFlight, Option<usize>> {
         let mut running = self.running.values();
         match (running.next(), running.next()) {
             (Some(only), None) => Ok(only.clone()),
@@ -324,13 +334,87 @@ impl Calls {
 
     fn report(&mut self, token: &ProgressToken, progress: Progress) {
         match self.running.get(token) {
-            Some(context) => context.progress(progress),
+            Some(call) => call.context.progress(progress),
             None => {
                 if self.early.len() == EARLY_REPORTS {
                     self.early.pop_front();
                 }
                 self.early.push_back((token.clone(), progress));
             }
+        }
+    }
+}
+
+/// A call in flight: its context, and what says it has ended.
+#[derive(Clone)]
+struct InFlight {
+    context: Context,
+    /// Cancelled when the call leaves ([`Calls::leave`]).
+    ended: CancellationToken,
+}
+
+/// A call's request sent to the server: entered among the calls in flight while it lives, so
+/// that the server's progress and questions reach its context; dropped unanswered (its caller
+/// gave up on it, dropping its future), it is cancelled at the server too.
+struct Sent {
+    handle: Option<RequestHandle<RoleClient>>,
+    token: ProgressToken,
+    calls: Progressing,
+    /// The runtime the connection lives on, where a dropped call's cancellation is sent.
+    runtime: Handle,
+}
+
+impl Sent {
+    fn new(
+        handle: RequestHandle<RoleClient>,
+        context: Context,
+        calls: &Progressing,
+        runtime: &Handle,
+    ) -> Sent {
+        let token = handle.progress_token.clone();
+        calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .enter(token.clone(), context);
+        Sent {
+            handle: Some(handle),
+            token,
+            calls: Arc::clone(calls),
+            runtime: runtime.clone(),
+        }
+    }
+
+    /// The server's answer.
+    async fn answer(
+        &mut self,
+    ) -> Result<Result<ServerResult, ServiceError>, tokio::sync::oneshot::error::RecvError> {
+        match self.handle.as_mut() {
+            Some(handle) => (&mut handle.rx).await,
+            None => std::future::pending().await,
+        }
+    }
+
+    /// The call leaves the calls in flight, its request's handle given back to be cancelled
+    /// or dropped as the caller decides.
+    fn settle(mut self) -> Option<RequestHandle<RoleClient>> {
+        self.handle.take()
+    }
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        self.calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .leave(&self.token);
+        if let Some(handle) = self.handle.take() {
+            // The caller stopped waiting without a word: the server is told, as it is of a
+            // cancellation, so that the tool stops there too.
+            self.runtime.spawn(async move {
+                let _ = handle
+                    .cancel(Some("the caller gave up on the call".to_owned()))
+                    .await;
+            });
         }
     }
 }
@@ -387,8 +471,9 @@ impl ClientHandler for Handler {
             .map_err(|error| refused(&format!("the form does not read ({error})")))?;
         let call = self.asking_call().await?;
         let answer = tokio::select! {
-            answer = call.elicit_with_schema(message, schema) => answer,
+            answer = call.context.elicit_with_schema(message, schema) => answer,
             () = context.ct.cancelled() => return Err(refused("the server withdrew the question")),
+            () = call.ended.cancelled() => return Err(refused(ENDED)),
         };
         let (action, content) = match answer.map_err(|error| unanswered(&error))? {
             Elicited::Accept(content) => (ElicitationAction::Accept, Some(Value::Object(content))),
@@ -410,8 +495,9 @@ impl ClientHandler for Handler {
         let sampling = sampling_of(&params).map_err(|why| refused(&why))?;
         let call = self.asking_call().await?;
         let sampled = tokio::select! {
-            sampled = call.sample(sampling) => sampled,
+            sampled = call.context.sample(sampling) => sampled,
             () = context.ct.cancelled() => return Err(refused("the server withdrew the request")),
+            () = call.ended.cancelled() => return Err(refused(ENDED)),
         };
         let sampled = sampled.map_err(|error| unanswered(&error))?;
         let mut result = serde_json::json!({
@@ -431,6 +517,9 @@ impl ClientHandler for Handler {
     }
 }
 
+/// Why a question is not answered when its call ended first (its caller gave up on it).
+const ENDED: &str = "the call it is about ended before it was answered";
+
 /// How long a server's question waits for the call it belongs to to be entered (a quick
 /// server may ask before the request that started the call has been recorded here).
 const ENTERING: Duration = Duration::from_secs(1);
@@ -439,7 +528,7 @@ impl Handler {
     /// The context of the call a server's question belongs to: the one call in flight on
     /// this connection. MCP does not say which request a question is about, so with several
     /// in flight none is guessed at.
-    async fn asking_call(&self) -> Result<Context, rmcp::ErrorData> {
+    async fn asking_call(&self) -> Result<InFlight, rmcp::ErrorData> {
         let given_up = Instant::now() + ENTERING;
         loop {
             let found = self
@@ -1208,33 +1297,30 @@ impl Tool for RemoteTool {
                 .peer
                 .send_cancellable_request(request, PeerRequestOptions::no_options())
                 .await;
-            let mut handle = match handle {
+            let handle = match handle {
                 Ok(handle) => handle,
                 Err(error) => {
                     connection.last_words(&self.link.runtime).await;
                     return Err(unavailable(format!("cannot be reached: {error}")));
                 }
             };
-            let token = handle.progress_token.clone();
-            connection
-                .progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .enter(token.clone(), context.clone());
+            let mut sent = Sent::new(
+                handle,
+                context.clone(),
+                &connection.progress,
+                &self.link.runtime,
+            );
             let answered = tokio::select! {
-                answer = &mut handle.rx => Some(answer),
+                answer = sent.answer() => Some(answer),
                 () = context.cancelled() => None,
             };
-            connection
-                .progress
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .running
-                .remove(&token);
+            let handle = sent.settle();
             let Some(answer) = answered else {
-                let _ = handle
-                    .cancel(Some("the caller cancelled the call".to_owned()))
-                    .await;
+                if let Some(handle) = handle {
+                    let _ = handle
+                        .cancel(Some("the caller cancelled the call".to_owned()))
+                        .await;
+                }
                 return Err(ToolError::Cancelled { tool });
             };
             let result = match answer {
@@ -1383,11 +1469,15 @@ mod tests {
         let mut calls = Calls::default();
         assert_eq!(calls.asking().err(), Some(None));
         calls.enter(token(1), Context::new().with_call_id("first"));
-        assert_eq!(calls.asking().unwrap().call_id(), Some("first"));
+        let first = calls.asking().unwrap();
+        assert_eq!(first.context.call_id(), Some("first"));
         calls.enter(token(2), Context::new().with_call_id("second"));
         assert_eq!(calls.asking().err(), Some(Some(2)));
-        calls.running.remove(&token(1));
-        assert_eq!(calls.asking().unwrap().call_id(), Some("second"));
+        // A call that leaves says so to what waits on it.
+        assert!(!first.ended.is_cancelled());
+        calls.leave(&token(1));
+        assert!(first.ended.is_cancelled());
+        assert_eq!(calls.asking().unwrap().context.call_id(), Some("second"));
     }
 
     #[test]

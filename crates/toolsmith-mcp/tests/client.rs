@@ -372,6 +372,23 @@ fn progress_and_cancellation_pass_through() {
             tokio::time::sleep(Duration::from_millis(25)).await;
         }
         assert_eq!(seen, "1");
+
+        // A call whose caller stops waiting (drops its future) is cancelled there too.
+        let started = Arc::new(tokio::sync::Notify::new());
+        let context = Context::new().with_reporter(Arc::new(Started(started.clone())));
+        let call = hold.call(Arguments::Json(&nothing), context);
+        tokio::select! {
+            _ = call => panic!("hold answered before it was dropped"),
+            () = started.notified() => {}
+        }
+        for _ in 0..200 {
+            seen = call_text(find(&tools, "cancellations"), json!({})).await;
+            if seen == "2" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+        assert_eq!(seen, "2", "the dropped call was cancelled at the server");
     });
 }
 
