@@ -368,6 +368,25 @@ fn a_library_client_refuses_a_base_url_that_is_no_http_url() {
     assert!(toolsmith_agent::OpenAiCompatible::new("https://api.example.com/v1/", "m").is_ok());
 }
 
+/// The command run from inside an async runtime (a program embedding the CLI in its own) is
+/// refused before the model is asked: waiting would block that runtime's thread.
+#[test]
+fn agent_inside_an_async_runtime_is_a_failure_saying_why_not_a_wait() {
+    let server = FakeServer::start(vec![Reply::text("done")]);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let out = runtime.block_on(async { agent(&["--base-url", server.base_url(), "?"]) });
+    assert_eq!(out.exit, Exit::Failure, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("run blocking from inside an async runtime"),
+        "{}",
+        out.stderr
+    );
+    assert!(server.requests().is_empty());
+}
+
 /// An agent over an MCP server's tools: the model's messy arguments are coerced before they
 /// reach the server, and the server's answer is what the model reads next.
 #[test]
