@@ -902,7 +902,14 @@ fn the_readme_curl_session_runs_as_written() {
     served.signal("TERM");
     let exit = served.exited_within(PATIENCE).expect("exited");
     assert_eq!(exit.code(), Some(0));
-    assert_eq!(served.rest_of_stderr(), stop.shown);
+    // On a busy machine the server may not yet have read the end of the connection the last
+    // curl closed, and then says it waits for it: a line the README leaves out.
+    let said: Vec<String> = served
+        .rest_of_stderr()
+        .into_iter()
+        .filter(|line| !line.starts_with("toolsmith: stopping: waiting up to"))
+        .collect();
+    assert_eq!(said, stop.shown);
 }
 
 /// A gateway over HTTP in front of a server over HTTP, both the real binary: each request to
