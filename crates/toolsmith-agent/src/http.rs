@@ -239,9 +239,9 @@ impl Transport {
     /// [`exchange`](Self::exchange) retries them; once the stream has started nothing is
     /// retried. The time per request bounds the wait for the stream to open and then for each
     /// event after the one before (a long stream is not cut while it goes on), the deadline
-    /// the whole stream, and [`BODY_LIMIT`] its size. A body that is not an event stream, or that ends or breaks
-    /// before `reader` saw its end event, is an error ([`LmError::Malformed`]). The key is taken
-    /// out of every error, `reader`'s too.
+    /// the whole stream, and [`BODY_LIMIT`] its size. A body that is not an event stream, or
+    /// that ends or breaks before `reader` saw its end event, is an error
+    /// ([`LmError::Malformed`]). The key is taken out of every error, `reader`'s too.
     pub(crate) async fn exchange_streaming<R: EventReader>(
         &self,
         post: Post,
