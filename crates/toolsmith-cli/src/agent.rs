@@ -146,11 +146,6 @@ impl AgentArgs {
         stderr: &mut dyn Write,
         go: impl FnOnce(Option<&EventSink<'_>>) -> Result<Answered, InsideRuntime> + Send,
     ) -> Answered {
-        // This thread would block the runtime it is in until the run ends (even with the run
-        // on another thread): refused before the run starts.
-        if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(AgentError::InsideRuntime);
-        }
         let stream = self.stream;
         converse(notes, answers, stderr, shown, None, move |sender| {
             let sink = move |event: Event| {
@@ -159,6 +154,7 @@ impl AgentArgs {
             };
             go(stream.then_some(&sink as &EventSink<'_>))
         })
+        .and_then(|answered| answered)
         .unwrap_or(Err(AgentError::InsideRuntime))
     }
 }

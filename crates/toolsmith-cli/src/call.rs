@@ -108,11 +108,7 @@ impl CallArgs {
         let context = Context::new()
             .with_policy(policy)
             .with_cancellation(interrupt.cancellation().clone());
-        let answered = if let Err(inside) = outside_runtime() {
-            // This thread would block the runtime it is in until the call ends (even with
-            // the call on another thread): refused before the call is made.
-            Err(inside)
-        } else if self.arguments.as_deref() == Some("-") {
+        let answered = if self.arguments.as_deref() == Some("-") {
             // Stdin held the arguments: no answer can come on it.
             let context = context.with_asker(Arc::new(StdinTaken));
             let call = registry.call_entry(entry, Arguments::Text(&text), context);
@@ -134,6 +130,7 @@ impl CallArgs {
                     block_on(interrupt.until_given_up(call))
                 },
             )
+            .and_then(|answered| answered)
         };
         let interrupted = interrupt.is_interrupted();
         // The watch ends here: from now on SIGINT ends the process as before.
@@ -182,19 +179,13 @@ impl CallArgs {
     }
 }
 
-/// Whether this thread is outside any tokio runtime, where blocking it deadlocks nothing.
-fn outside_runtime() -> Result<(), InsideRuntime> {
-    match tokio::runtime::Handle::try_current() {
-        Ok(_) => Err(InsideRuntime),
-        Err(_) => Ok(()),
-    }
-}
-
 /// Runs `future` to its end on this thread, in a tokio runtime of its own (so that async tools
 /// built on tokio work), which is then left without waiting for what the call spawned.
 fn block_on<F: Future>(future: F) -> Result<F::Output, InsideRuntime> {
     // tokio would panic.
-    outside_runtime()?;
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(InsideRuntime);
+    }
     match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

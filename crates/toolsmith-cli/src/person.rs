@@ -14,7 +14,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context as TaskContext, Poll, Waker};
 
 use serde_json::{Map, Number, Value};
-use toolsmith::{AskError, AskFuture, Asker, Context, Elicitation, Elicited, Sampled, Sampling};
+use toolsmith::{
+    AskError, AskFuture, Asker, Context, Elicitation, Elicited, InsideRuntime, Sampled, Sampling,
+};
 use toolsmith_agent::{ElicitationHandler, Event};
 
 use crate::interrupt::Interrupt;
@@ -128,6 +130,10 @@ impl Shows for ShowsNothing {
 /// [`TerminalPerson`]), reading `answers`; `go` is given the sender for its events. Each
 /// question is asked under `interrupt`'s [`prompting`](Interrupt::prompting) guard, where
 /// there is one.
+///
+/// # Errors
+/// [`InsideRuntime`] when this thread is inside a tokio runtime: it would block that runtime
+/// until the work ends (even with the work on another thread), so nothing is started.
 pub(crate) fn converse<T: Send>(
     notes: &Notes,
     answers: &mut dyn BufRead,
@@ -135,7 +141,10 @@ pub(crate) fn converse<T: Send>(
     shows: &mut dyn Shows,
     interrupt: Option<&Interrupt>,
     go: impl FnOnce(Sender<Note>) -> T + Send,
-) -> T {
+) -> Result<T, InsideRuntime> {
+    if tokio::runtime::Handle::try_current().is_ok() {
+        return Err(InsideRuntime);
+    }
     // A question still queued was asked by earlier work (a sync tool that ran on past its
     // run's end): nothing waits for its answer now.
     notes.answer_stale();
@@ -159,7 +168,7 @@ pub(crate) fn converse<T: Send>(
         }
         notes.answer_stale();
         match worker.join() {
-            Ok(done) => done,
+            Ok(done) => Ok(done),
             // A panic in the work is the program's bug: it goes on as it would have.
             Err(panic) => std::panic::resume_unwind(panic),
         }

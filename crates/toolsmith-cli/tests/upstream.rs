@@ -717,22 +717,15 @@ fn a_servers_questions_pass_through_the_gateway_to_the_client() {
     gateway.finish();
 }
 
-/// The MCP Python SDK's test server (its tools ask the client while they run), as `--mcp`
-/// takes it, when the set-up installed the SDK.
-fn python_server() -> Option<String> {
-    let python = toolsmith_testkit::require("python")?;
-    let script = common::repo_root().join("crates/toolsmith-mcp/tests/fastmcp_server.py");
-    Some(format!("{} {}", python.display(), script.display()))
-}
-
 /// The real binary on a real terminal: a remote tool's question to a person
 /// (`elicitation/create` from the Python SDK's server) is asked there, field by field, and the
 /// answer typed is what the tool reads; Ctrl-C at the question ends the command at once.
 #[test]
 fn a_remote_tools_question_is_asked_on_the_terminal() {
-    let Some(server) = python_server() else {
+    let Some(python) = toolsmith_testkit::require("python") else {
         return;
     };
+    let server = common::fastmcp_server(&python);
     // `script -c` hands one command line to a shell: the paths are ours, without quotes.
     let command = format!(
         r#"{} call --mcp '{server}' rsvp '{{"event": "the launch"}}'"#,
@@ -756,14 +749,12 @@ fn a_remote_tools_question_is_asked_on_the_terminal() {
 
     let mut terminal = common::Terminal::start(&command, &[]);
     terminal.wait_for("Answer it? [y]es / [n]o:");
-    let interrupted = std::time::Instant::now();
     terminal.type_keys(b"\x03");
-    let (status, screen) = terminal.finish();
     assert!(
-        interrupted.elapsed() < std::time::Duration::from_secs(10),
-        "{:?}",
-        interrupted.elapsed()
+        terminal.ends_within(std::time::Duration::from_secs(10)),
+        "Ctrl-C at the question did not end the command"
     );
+    let (status, screen) = terminal.finish();
     assert!(!status.success(), "{status}: {screen}");
     assert!(!screen.contains("comes to the launch"), "{screen}");
 }

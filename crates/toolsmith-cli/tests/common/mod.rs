@@ -12,6 +12,13 @@ pub fn repo_root() -> &'static Path {
         .expect("crates/toolsmith-cli sits two levels below the repository root")
 }
 
+/// The MCP Python SDK's test server (its tools ask the client while they run) run by
+/// `python`, as `--mcp` takes it.
+pub fn fastmcp_server(python: &Path) -> String {
+    let script = repo_root().join("crates/toolsmith-mcp/tests/fastmcp_server.py");
+    format!("{} {}", python.display(), script.display())
+}
+
 /// The README's text.
 pub fn readme() -> String {
     std::fs::read_to_string(repo_root().join("README.md")).unwrap()
@@ -136,6 +143,24 @@ impl Terminal {
         let keyboard = self.keyboard.as_mut().expect("the keyboard");
         keyboard.write_all(keys).expect("typed");
         keyboard.flush().expect("typed");
+    }
+
+    /// Whether the command ended within `within`, the keyboard still open (so that only what
+    /// was typed, not the end of input, can have ended it).
+    pub fn ends_within(&mut self, within: std::time::Duration) -> bool {
+        let started = std::time::Instant::now();
+        while started.elapsed() < within {
+            if self
+                .child
+                .try_wait()
+                .expect("script is waited for")
+                .is_some()
+            {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        false
     }
 
     /// Waits for the command to end: `script`'s status (the command's, with `-e`) and the
