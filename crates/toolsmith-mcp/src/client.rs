@@ -50,6 +50,7 @@ use toolsmith::{
 };
 
 use crate::servers::{HttpServer, RemoteServer, StdioServer};
+use crate::stdio::ClientLines;
 
 /// How many of the server's last stderr lines are kept for error messages.
 const STDERR_LINES: usize = 20;
@@ -59,6 +60,10 @@ const STDERR_LINE_BYTES: usize = 500;
 
 /// How long a server that failed its handshake is given to finish what it writes on stderr.
 const LAST_WORDS: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The longest line read from a stdio server (rmcp's bound for its own stream transport): a
+/// message over it is dropped, and the call it answers fails at its timeout.
+const MAX_MESSAGE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// The variables a server inherits from this process besides those it is given: what a program
 /// needs to run at all (as the official SDKs' clients pass on), and nothing that holds a secret.
@@ -930,7 +935,7 @@ async fn open_stdio(
     let stderr: Stderr = Arc::default();
     let stderr_read = tokio::spawn(keep_stderr(stderr_pipe, Arc::clone(&stderr)));
     let transport = InOrder {
-        inner: (stdout, stdin).into_transport(),
+        inner: ClientLines::new(stdout, stdin, MAX_MESSAGE_BYTES),
         progress: Arc::clone(&progress),
         changes: Arc::clone(changes),
     };

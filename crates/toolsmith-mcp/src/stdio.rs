@@ -22,17 +22,21 @@
 //! queue full), it reads nothing more until one frees, so a client's burst waits its turn in
 //! the pipe instead of being refused. (Should none free within twice the call timeout, the
 //! call is answered as busy and reading goes on.)
+//!
+//! The client's end of such a connection, [`ClientLines`], reads and writes lines the same way,
+//! and reads each answer to a `tools/call` straight into its type.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorCode, ErrorData, GetExtensions, GetMeta,
-    InitializeRequestParams, JsonRpcMessage, ProtocolVersion, RequestId,
+    InitializeRequestParams, JsonRpcMessage, MetaObject, ProtocolVersion, RequestId,
+    RequestMetaObject, ServerJsonRpcMessage,
 };
 use rmcp::service::{RxJsonRpcMessage, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::{RoleServer, ServiceExt};
+use rmcp::{RoleClient, RoleServer, ServiceExt};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -40,7 +44,7 @@ use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::error::ServeError;
-use crate::intake::{CallIntake, ToolCall, UTF8_BOM};
+use crate::intake::{CallIntake, ToolAnswer, ToolCall, UTF8_BOM};
 use crate::server::McpServer;
 
 /// How much of an oversized line is kept to find its id in.
@@ -140,6 +144,12 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
         batch.clear();
         written?;
         write.flush().await
+    }
+
+    /// Writes what is queued, then closes the stream.
+    async fn close(&self) -> std::io::Result<()> {
+        self.write_queued().await?;
+        self.out.lock().await.0.shutdown().await
     }
 }
 
@@ -328,7 +338,10 @@ fn invalid_initialize(params: Option<&Value>) -> ErrorData {
 
 /// One message as a line. An error without an id says `"id": null`, as JSON-RPC 2.0 asks of an
 /// answer to a request whose id could not be read (rmcp leaves the member out).
-fn encode(message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<Vec<u8>> {
+fn encode<Req, Resp, Not>(message: &JsonRpcMessage<Req, Resp, Not>) -> std::io::Result<Vec<u8>>
+where
+    JsonRpcMessage<Req, Resp, Not>: Serialize,
+{
     /// An error answering no request that could be identified.
     #[derive(Serialize)]
     struct Unidentified<'a> {
@@ -349,12 +362,63 @@ fn encode(message: &TxJsonRpcMessage<RoleServer>) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// A `tools/call` request as a line, written straight from its parts: what rmcp writes (the
+/// tests hold the two equal), without rmcp's detour through a copy of the params as a JSON
+/// value (made to merge a `_meta` they might hold; a call the client makes has its `_meta` only
+/// in the request's extensions). `None` for any other message, and for a call with `_meta` in
+/// its params or metadata kept the older way, which rmcp writes.
+fn encode_call(message: &TxJsonRpcMessage<RoleClient>) -> Option<std::io::Result<Vec<u8>>> {
+    let JsonRpcMessage::Request(request) = message else {
+        return None;
+    };
+    let ClientRequest::CallToolRequest(call) = &request.request else {
+        return None;
+    };
+    if call.params.meta.is_some() || call.extensions.get::<MetaObject>().is_some() {
+        return None;
+    }
+    let write = || -> serde_json::Result<Vec<u8>> {
+        // The params' own members, as rmcp writes them, after `{`: there is always a `name`.
+        let params = serde_json::to_vec(&call.params)?;
+        let Some(members) = params.strip_prefix(b"{").filter(|rest| *rest != b"}") else {
+            return Err(serde::ser::Error::custom("params without members"));
+        };
+        let mut line = Vec::with_capacity(params.len() + 96);
+        line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut line, &request.id)?;
+        line.extend_from_slice(br#","method":"tools/call","params":{"#);
+        if let Some(meta) = call.extensions.get::<RequestMetaObject>() {
+            line.extend_from_slice(br#""_meta":"#);
+            serde_json::to_writer(&mut line, &meta.0.0)?;
+            line.push(b',');
+        }
+        line.extend_from_slice(members);
+        line.extend_from_slice(b"}\n");
+        Ok(line)
+    };
+    Some(write().map_err(std::io::Error::other))
+}
+
 /// Queues one message as a line and returns the write that sends it.
-fn send_line<W: AsyncWrite + Unpin + Send + 'static>(
+fn send_line<W, Req, Resp, Not>(
     write: &Arc<Writer<W>>,
-    message: &TxJsonRpcMessage<RoleServer>,
-) -> impl Future<Output = std::io::Result<()>> + Send + 'static + use<W> {
-    let encoded = encode(message);
+    message: &JsonRpcMessage<Req, Resp, Not>,
+) -> impl Future<Output = std::io::Result<()>> + Send + 'static + use<W, Req, Resp, Not>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+    JsonRpcMessage<Req, Resp, Not>: Serialize,
+{
+    send_encoded(write, encode(message))
+}
+
+/// Queues a message encoded as a line and returns the write that sends it.
+fn send_encoded<W>(
+    write: &Arc<Writer<W>>,
+    encoded: std::io::Result<Vec<u8>>,
+) -> impl Future<Output = std::io::Result<()>> + Send + 'static + use<W>
+where
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     if let Ok(bytes) = &encoded {
         write.queue(bytes);
     }
@@ -511,14 +575,8 @@ where
                 )),
                 Line::Complete => {
                     let line = std::mem::take(&mut self.line);
-                    let mut text = line.strip_suffix(b"\n").unwrap_or(&line);
-                    text = text.strip_suffix(b"\r").unwrap_or(text);
-                    text = text.strip_prefix(UTF8_BOM).unwrap_or(text);
-                    let parsed = if text.iter().all(u8::is_ascii_whitespace) {
-                        None
-                    } else {
-                        Some(parse(text, self.places.is_some()))
-                    };
+                    let text = message_text(&line);
+                    let parsed = (!is_blank(text)).then(|| parse(text, self.places.is_some()));
                     let answer = match parsed {
                         None => None,
                         Some(Ok(read)) => match self.screen(read.request()) {
@@ -549,9 +607,140 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.write.write_queued().await?;
-        self.write.out.lock().await.0.shutdown().await
+        self.write.close().await
     }
+}
+
+/// The client's end of a newline-delimited connection (a stdio server's pipes): lines up to a
+/// bound each way as [`LineTransport`] reads them, queued writes leaving together, and each
+/// answer to a `tools/call` read straight into its type ([`ToolAnswer`]), each call written
+/// straight from its parts; anything else is read and written as rmcp reads and writes it.
+///
+/// A line that is not JSON is dropped, as rmcp and the other official SDKs do (answering it
+/// could start an exchange of errors); a request from the server that does not read as one is
+/// answered as an invalid request, with its id; anything else unreadable, and a line over the
+/// bound, is dropped with a log line.
+pub(crate) struct ClientLines<R, W>(LineTransport<R, W>);
+
+impl<R, W> ClientLines<R, W>
+where
+    R: AsyncRead + Send + Unpin,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    /// The client's end reading `read` (the server's stdout) and writing `write` (its stdin),
+    /// dropping lines over `max_line_bytes`.
+    pub(crate) fn new(read: R, write: W, max_line_bytes: usize) -> Self {
+        ClientLines(LineTransport::new(read, write, max_line_bytes))
+    }
+}
+
+impl<R, W> Transport<RoleClient> for ClientLines<R, W>
+where
+    R: AsyncRead + Send + Unpin,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let encoded = encode_call(&item).unwrap_or_else(|| encode(&item));
+        send_encoded(&self.0.write, encoded)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let lines = &mut self.0;
+        loop {
+            let answer = match lines.read_line().await {
+                Err(error) => {
+                    tracing::debug!("reading the server's output failed: {error}");
+                    return None;
+                }
+                Ok(Line::Eof) => return None,
+                Ok(Line::Oversized(_)) => {
+                    tracing::warn!(
+                        "a message from the server over the limit of {} bytes was dropped",
+                        lines.max_line_bytes
+                    );
+                    None
+                }
+                Ok(Line::Complete) => {
+                    let line = std::mem::take(&mut lines.line);
+                    let text = message_text(&line);
+                    let answer = if is_blank(text) {
+                        None
+                    } else {
+                        match read_from_server(text) {
+                            Ok(message) => {
+                                lines.line = recycle(line);
+                                return Some(message);
+                            }
+                            Err(error) => unreadable_from_server(text, &error),
+                        }
+                    };
+                    lines.line = recycle(line);
+                    answer
+                }
+            };
+            if let Some((id, error)) = answer {
+                let message: TxJsonRpcMessage<RoleClient> = JsonRpcMessage::error(error, Some(id));
+                send_line(&lines.write, &message).await.ok()?;
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.0.write.close().await
+    }
+}
+
+/// One line from a server as a message, as rmcp reads it: an answer to a `tools/call` straight
+/// into its type, anything else through rmcp's reader.
+fn read_from_server(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleClient>> {
+    match ToolAnswer::read(text) {
+        Some(answer) => Ok(answer),
+        None => serde_json::from_slice::<ServerJsonRpcMessage>(text),
+    }
+}
+
+/// What a line from a server that is not a message gets back, if anything: a request (a
+/// `method` and an `id`) is told it is invalid; the rest is dropped.
+fn unreadable_from_server(
+    line: &[u8],
+    error: &serde_json::Error,
+) -> Option<(RequestId, ErrorData)> {
+    let value: Option<Value> = match error.classify() {
+        serde_json::error::Category::Data => serde_json::from_slice(line).ok(),
+        _ => None,
+    };
+    let request = value.as_ref().and_then(|value| {
+        value.get("method")?;
+        serde_json::from_value::<RequestId>(value.get("id")?.clone()).ok()
+    });
+    let Some(id) = request else {
+        tracing::debug!("dropped a line from the server that is not an MCP message: {error}");
+        return None;
+    };
+    Some((
+        id,
+        ErrorData::invalid_request(
+            format!("Invalid request: not an MCP message ({error})"),
+            None,
+        ),
+    ))
+}
+
+/// A line without its line break and a leading byte order mark: the message's text.
+fn message_text(line: &[u8]) -> &[u8] {
+    let text = line.strip_suffix(b"\n").unwrap_or(line);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    text.strip_prefix(UTF8_BOM).unwrap_or(text)
+}
+
+/// Whether a line holds nothing but white space (no message, and nothing to answer).
+fn is_blank(text: &[u8]) -> bool {
+    text.iter().all(u8::is_ascii_whitespace)
 }
 
 /// The line buffer, emptied, keeping its capacity.
@@ -622,6 +811,8 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
+    use proptest::prelude::*;
+    use rmcp::model::ServerResult;
 
     #[tokio::test]
     async fn answers_sent_together_leave_whole_and_in_order() {
@@ -826,5 +1017,310 @@ mod tests {
     fn an_id_cut_off_by_the_scan_is_not_guessed() {
         assert_eq!(id(r#"{"method":"x","id":12"#), None);
         assert_eq!(id(r#"{"id":"unterminated"#), None);
+    }
+
+    /// rmcp's reading of a line from a server, spelled out (every variant and member).
+    fn rmcp_reads(line: &str) -> Option<String> {
+        serde_json::from_str::<ServerJsonRpcMessage>(line)
+            .ok()
+            .map(|message| format!("{message:?}"))
+    }
+
+    /// A reading spelled out as [`rmcp_reads`] spells it.
+    fn spelled(message: Option<ServerJsonRpcMessage>) -> Option<String> {
+        message.map(|message| format!("{message:?}"))
+    }
+
+    /// Answers to `tools/call` as servers send them (the Python SDK, server-everything, rmcp,
+    /// toolsmith), and the edges of the shape.
+    const TOOL_ANSWERS: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"5"}],"isError":false,"structuredContent":{"result":5}}}"#,
+        r#"{"jsonrpc":"2.0","id":"a-7","result":{"content":[{"type":"text","text":"hi","annotations":{"audience":["user"],"priority":0.5}}]}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"image","data":"aGk=","mimeType":"image/png"},{"type":"audio","data":"aGk=","mimeType":"audio/wav"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"resource","resource":{"uri":"file:///a","mimeType":"text/plain","text":"a"}},{"type":"resource_link","uri":"file:///b","name":"b"}]}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"type":"text","text":"no"}],"isError":true}}"#,
+        r#"{"jsonrpc":"2.0","id":6,"result":{"isError":true}}"#,
+        r#"{"jsonrpc":"2.0","id":7,"result":{"structuredContent":null}}"#,
+        r#"{"jsonrpc":"2.0","id":8,"result":{"structuredContent":[1,2]}}"#,
+        r#"{"jsonrpc":"2.0","id":9,"result":{"content":[],"_meta":{"k":1},"resultType":"complete"}}"#,
+        r#"{"result":{"content":[]},"id":10,"jsonrpc":"2.0"}"#,
+        r#"{"jsonrpc":"2.0","id":11,"result":{"content":[{"type":"text","text":"caf\u00e9 \"q\""}]}}"#,
+    ];
+
+    /// Lines that are not (only) an answer to a `tools/call`: rmcp's reader takes them.
+    const OTHER_LINES: &[&str] = &[
+        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"_meta":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"extra":1}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":"text"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[]},"error":{"code":1,"message":"x"}}"#,
+        r#"{"jsonrpc":"1.0","id":1,"result":{"content":[]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no such tool"}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{}}}}"#,
+    ];
+
+    #[test]
+    fn a_tool_answer_is_read_straight_into_its_type_as_rmcp_reads_it() {
+        for line in TOOL_ANSWERS {
+            let fast = ToolAnswer::read(line.as_bytes());
+            assert!(fast.is_some(), "not read straight: {line}");
+            assert_eq!(spelled(fast), rmcp_reads(line), "{line}");
+            assert_eq!(
+                spelled(read_from_server(line.as_bytes()).ok()),
+                rmcp_reads(line)
+            );
+        }
+    }
+
+    #[test]
+    fn every_other_line_is_read_by_rmcp() {
+        for line in OTHER_LINES {
+            assert!(ToolAnswer::read(line.as_bytes()).is_none(), "{line}");
+            assert_eq!(
+                spelled(read_from_server(line.as_bytes()).ok()),
+                rmcp_reads(line),
+                "{line}"
+            );
+        }
+    }
+
+    /// A JSON value for a result member: often of the member's own shape, sometimes anything.
+    fn member_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            "[a-z\"\\\\é]{0,6}".prop_map(Value::from),
+            Just(Value::from("complete")),
+            Just(serde_json::json!({"type":"text","text":"t"})),
+            Just(serde_json::json!({"type":"image","data":"aGk=","mimeType":"image/png"})),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::from),
+                proptest::collection::btree_map(
+                    prop_oneof![
+                        Just("type".to_owned()),
+                        Just("text".to_owned()),
+                        "[a-z]{1,3}"
+                    ],
+                    inner,
+                    0..4
+                )
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+            ]
+        })
+    }
+
+    /// A content block: often one of the protocol's, sometimes anything.
+    fn block() -> impl Strategy<Value = Value> {
+        let text = "[a-z\"\\\\é ]{0,6}";
+        prop_oneof![
+            3 => text.prop_map(|t| serde_json::json!({"type": "text", "text": t})),
+            1 => (text, any::<f64>()).prop_map(|(t, p)| {
+                serde_json::json!({"type": "text", "text": t, "annotations": {"priority": p}})
+            }),
+            1 => Just(serde_json::json!({"type": "image", "data": "aGk=", "mimeType": "image/png"})),
+            1 => text.prop_map(|t| {
+                serde_json::json!({"type": "resource", "resource": {"uri": "file:///a", "text": t}})
+            }),
+            1 => Just(serde_json::json!({"type": "resource_link", "uri": "file:///b", "name": "b"})),
+            1 => member_value(),
+        ]
+    }
+
+    /// A member of a result: mostly one of a tool's answer with a value of its shape, now and
+    /// then another kind's member or a value of no particular shape.
+    fn member() -> impl Strategy<Value = (String, Value)> {
+        let named = |name: &'static str| Just(name.to_owned());
+        prop_oneof![
+            4 => proptest::collection::vec(block(), 0..3)
+                .prop_map(|blocks| ("content".to_owned(), Value::from(blocks))),
+            2 => member_value().prop_map(|v| ("structuredContent".to_owned(), v)),
+            2 => any::<bool>().prop_map(|b| ("isError".to_owned(), Value::from(b))),
+            1 => prop_oneof![Just("complete"), Just("input_required"), Just("")]
+                .prop_map(|t| ("resultType".to_owned(), Value::from(t))),
+            1 => member_value().prop_map(|v| ("_meta".to_owned(), v)),
+            2 => (
+                prop_oneof![
+                    named("content"),
+                    named("isError"),
+                    named("resultType"),
+                    named("tools"),
+                    named("task"),
+                    named("action"),
+                    named("contents"),
+                    "[a-zA-Z_]{1,8}",
+                ],
+                member_value(),
+            ),
+        ]
+    }
+
+    proptest! {
+        /// Whatever a result holds, a line read straight into a tool's answer is what rmcp
+        /// reads: the shortcut never changes what a server said.
+        #[test]
+        fn the_shortcut_never_reads_a_line_otherwise_than_rmcp(
+            members in proptest::collection::vec(member(), 0..5),
+            id in prop_oneof![
+                any::<i64>().prop_map(Value::from),
+                "[a-z0-9-]{0,5}".prop_map(Value::from),
+            ],
+        ) {
+            let result = Value::Object(members.into_iter().collect());
+            let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string();
+            if let Some(fast) = ToolAnswer::read(line.as_bytes()) {
+                prop_assert_eq!(spelled(Some(fast)), rmcp_reads(&line), "{}", line);
+            }
+            prop_assert_eq!(spelled(read_from_server(line.as_bytes()).ok()), rmcp_reads(&line));
+        }
+    }
+
+    /// The client's end over a pipe: what the server writes, and what the client reads.
+    fn client_end() -> (
+        ClientLines<
+            tokio::io::ReadHalf<tokio::io::DuplexStream>,
+            tokio::io::WriteHalf<tokio::io::DuplexStream>,
+        >,
+        tokio::io::DuplexStream,
+    ) {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(client);
+        (ClientLines::new(read, write, 256), server)
+    }
+
+    #[tokio::test]
+    async fn a_client_drops_what_is_not_a_message_and_answers_an_unreadable_request() {
+        use tokio::io::AsyncWriteExt;
+        let (mut client, mut server) = client_end();
+        let long = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"{}\"}}\n",
+            "x".repeat(300)
+        );
+        let lines = [
+            "not json\n",
+            "\n",
+            long.as_str(),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/made_up\",\"params\":3}\n",
+            "{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"sampling/createMessage\",\"params\":7}\n",
+            "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"5\"}]}}\r\n",
+        ];
+        for line in lines {
+            server.write_all(line.as_bytes()).await.unwrap();
+        }
+        let Some(JsonRpcMessage::Response(answer)) = client.receive().await else {
+            panic!("the answer was not read");
+        };
+        assert_eq!(answer.id, RequestId::Number(9));
+        assert!(matches!(answer.result, ServerResult::CallToolResult(_)));
+        // Of everything before it, only the request was answered, with its id.
+        let mut read = tokio::io::BufReader::new(&mut server);
+        let mut line = String::new();
+        tokio::io::AsyncBufReadExt::read_line(&mut read, &mut line)
+            .await
+            .unwrap();
+        let error: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(error["id"], "q", "{line}");
+        assert_eq!(error["error"]["code"], -32600, "{line}");
+        drop(read);
+        drop(server);
+        assert!(client.receive().await.is_none());
+    }
+
+    /// A `tools/call` request as the client sends it: `params` read as rmcp reads them, and
+    /// `meta` in the request's extensions, where rmcp's peer puts the progress token.
+    fn call_request(
+        id: RequestId,
+        params: Value,
+        meta: Option<Value>,
+    ) -> TxJsonRpcMessage<RoleClient> {
+        let params: rmcp::model::CallToolRequestParams = serde_json::from_value(params).unwrap();
+        let mut request = rmcp::model::Request::new(params);
+        if let Some(meta) = meta {
+            request
+                .extensions
+                .insert(serde_json::from_value::<RequestMetaObject>(meta).unwrap());
+        }
+        JsonRpcMessage::request(ClientRequest::CallToolRequest(request), id)
+    }
+
+    #[test]
+    fn a_call_is_written_straight_as_rmcp_writes_it() {
+        let calls = [
+            call_request(
+                RequestId::Number(2),
+                serde_json::json!({"name": "add", "arguments": {"a": 2, "b": 3}}),
+                Some(serde_json::json!({"progressToken": 1})),
+            ),
+            call_request(
+                RequestId::String("x-1".into()),
+                serde_json::json!({"name": "echo", "arguments": {"text": "caf\u{e9} \"q\"\n", "n": [1.5, null, {}]}}),
+                None,
+            ),
+            call_request(
+                RequestId::Number(-1),
+                serde_json::json!({"name": "now"}),
+                None,
+            ),
+            call_request(
+                RequestId::Number(3),
+                serde_json::json!({
+                    "name": "rsvp",
+                    "arguments": {},
+                    "inputResponses": {"ask-1": {"action": "accept", "content": {"going": true}}},
+                    "requestState": "opaque",
+                }),
+                Some(serde_json::json!({"progressToken": "t", "trace": {"k": [1]}})),
+            ),
+        ];
+        for call in &calls {
+            let fast = encode_call(call).unwrap().unwrap();
+            assert_eq!(
+                String::from_utf8(fast).unwrap(),
+                String::from_utf8(encode(call).unwrap()).unwrap()
+            );
+        }
+    }
+
+    #[test]
+    fn a_call_with_meta_in_its_params_and_every_other_message_is_written_by_rmcp() {
+        let with_meta = call_request(
+            RequestId::Number(1),
+            serde_json::json!({"name": "add", "_meta": {"progressToken": 1}}),
+            None,
+        );
+        assert!(encode_call(&with_meta).is_none());
+        let ping: TxJsonRpcMessage<RoleClient> = JsonRpcMessage::request(
+            ClientRequest::PingRequest(rmcp::model::PingRequest::default()),
+            RequestId::Number(1),
+        );
+        assert!(encode_call(&ping).is_none());
+        let error: TxJsonRpcMessage<RoleClient> =
+            JsonRpcMessage::error(ErrorData::invalid_request("no", None), None);
+        assert!(encode_call(&error).is_none());
+    }
+
+    proptest! {
+        /// Whatever its arguments and metadata, a call written straight is what rmcp writes.
+        #[test]
+        fn a_call_written_straight_is_always_what_rmcp_writes(
+            arguments in proptest::collection::btree_map("[a-z\"é]{0,4}", member_value(), 0..4),
+            meta in proptest::option::of(proptest::collection::btree_map("[a-zA-Z]{1,4}", member_value(), 0..3)),
+            id in any::<i64>(),
+        ) {
+            let arguments = Value::Object(arguments.into_iter().collect());
+            let meta = meta.map(|meta| Value::Object(meta.into_iter().collect()));
+            let call = call_request(
+                RequestId::Number(id),
+                serde_json::json!({"name": "t", "arguments": arguments}),
+                meta,
+            );
+            let fast = encode_call(&call).unwrap().unwrap();
+            prop_assert_eq!(fast, encode(&call).unwrap());
+        }
     }
 }
