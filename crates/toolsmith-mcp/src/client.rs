@@ -16,6 +16,7 @@
 //! (with several, MCP does not say which asks, and the server is told so).
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -316,7 +317,14 @@ impl Calls {
             context.progress(progress);
         }
         let ended = CancellationToken::new();
-        self.running.insert(token, InFlight { context, ended });
+        self.running.insert(
+            token,
+            InFlight {
+                context,
+                ended,
+                asked: Arc::default(),
+            },
+        );
     }
 
     /// The call `token` is for has ended (answered, cancelled, or given up by its caller):
@@ -350,13 +358,20 @@ impl Calls {
     }
 }
 
-/// A call in flight: its context, and what says it has ended.
+/// A call in flight: its context, what says it has ended, and how many questions the server
+/// has asked about it.
 #[derive(Clone)]
 struct InFlight {
     context: Context,
     /// Cancelled when the call leaves ([`Calls::leave`]).
     ended: CancellationToken,
+    asked: Arc<AtomicUsize>,
 }
+
+/// The most questions a server's tool may ask about one call; past them each is refused.
+/// Each may cost someone: a person's attention, a paid model's answer (in an agent), and a
+/// server asking in a loop would otherwise cost without end.
+const MAX_QUESTIONS: usize = 16;
 
 /// A call's request sent to the server: entered among the calls in flight while it lives, so
 /// that the server's progress and questions reach its context; dropped unanswered (its caller
@@ -542,7 +557,16 @@ impl Handler {
                 .unwrap_or_else(PoisonError::into_inner)
                 .asking();
             match found {
-                Ok(context) => return Ok(context),
+                Ok(call) => {
+                    let asked = call.asked.fetch_add(1, Ordering::Relaxed);
+                    if asked >= MAX_QUESTIONS {
+                        return Err(refused(&format!(
+                            "the call has asked {MAX_QUESTIONS} questions already, the most \
+                             passed on for one call"
+                        )));
+                    }
+                    return Ok(call);
+                }
                 Err(None) if Instant::now() < given_up => {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }

@@ -17,6 +17,7 @@ from mcp import types
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
 
 server = MCPServer("shop")
 
@@ -115,6 +116,19 @@ async def rsvp(event: str, ctx: Context) -> str:
     if answer.action == "accept":
         return f"{answer.data.name} comes to {event} with {answer.data.guests} guests"
     return f"no answer for {event} ({answer.action})"
+
+
+@server.tool()
+async def survey(questions: int, ctx: Context) -> str:
+    """Asks the person up to `questions` questions in a row, until one is refused."""
+    answered = 0
+    for n in range(questions):
+        try:
+            await ctx.elicit(f"Question {n + 1}?", schema=Reply)
+        except MCPError as refusal:
+            return f"{answered} answered, then refused: {refusal}"
+        answered += 1
+    return f"{answered} answered"
 
 
 @server.tool()

@@ -803,7 +803,14 @@ fn every_python_sdk_tool_is_imported_exactly_and_declared_in_every_dialect() {
         names.sort_unstable();
         assert_eq!(
             names,
-            ["place_order", "rsvp", "tagline", "top_tags", "withdraw"]
+            [
+                "place_order",
+                "rsvp",
+                "survey",
+                "tagline",
+                "top_tags",
+                "withdraw"
+            ]
         );
         for tool in &tools {
             assert!(
@@ -1118,5 +1125,39 @@ fn a_python_sdk_tools_questions_reach_whoever_the_call_asks() {
         // The SDK lets the refusal out of the tool as the call's own protocol error.
         let message = error.to_string();
         assert!(message.contains("nobody can answer here"), "{message}");
+    });
+}
+
+/// A server may ask while one call runs, but not without end: past 16 questions a call's
+/// questions are refused (an agent's model answering each would be billed for every one), and
+/// the server hears why.
+#[test]
+fn a_call_passes_on_at_most_sixteen_of_a_servers_questions() {
+    let Some(server) = python_server() else {
+        return;
+    };
+    runtime().block_on(async {
+        let (_client, tools) = connect(&server).await;
+        let person = json!({"name": "Ada"}).as_object().unwrap().clone();
+        let asking =
+            || Context::new().with_asker(Arc::new(Answering(Elicited::Accept(person.clone()))));
+        let few = call_in(find(&tools, "survey"), json!({"questions": 16}), asking())
+            .await
+            .unwrap();
+        assert_eq!(few.as_text(), "16 answered");
+        let many = call_in(find(&tools, "survey"), json!({"questions": 40}), asking())
+            .await
+            .unwrap();
+        let text = many.as_text();
+        assert!(
+            text.starts_with("16 answered, then refused: ")
+                && text.contains("16 questions already"),
+            "{text}"
+        );
+        // Each call has its own sixteen.
+        let again = call_in(find(&tools, "survey"), json!({"questions": 3}), asking())
+            .await
+            .unwrap();
+        assert_eq!(again.as_text(), "3 answered");
     });
 }
