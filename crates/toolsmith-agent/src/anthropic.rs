@@ -167,6 +167,8 @@ impl Anthropic {
     ///     tools: &[],
     ///     tool_choice: &ToolChoice::Auto,
     ///     deadline: None,
+    ///     max_tokens: None,
+    ///     temperature: None,
     /// })?;
     /// assert_eq!(
     ///     body,
@@ -186,7 +188,7 @@ impl Anthropic {
         let (system, messages) = conversation(request.messages);
         let mut body = json!({
             "model": self.model,
-            "max_tokens": self.max_tokens,
+            "max_tokens": request.max_tokens.unwrap_or(self.max_tokens),
             "messages": messages,
         });
         if let Some(system) = system {
@@ -212,7 +214,7 @@ impl Anthropic {
             body["tools"] = Value::Array(tools);
             body["tool_choice"] = tool_choice(request.tool_choice);
         }
-        if let Some(temperature) = self.temperature {
+        if let Some(temperature) = request.temperature.or(self.temperature) {
             body["temperature"] = json!(temperature);
         }
         Ok(body)
@@ -243,7 +245,7 @@ impl LanguageModel for Anthropic {
     fn complete<'a>(&'a self, request: Request<'a>) -> LmFuture<'a> {
         Box::pin(async move {
             let post = self.post(self.request_body(&request)?, &request);
-            let max_tokens = self.max_tokens;
+            let max_tokens = request.max_tokens.unwrap_or(self.max_tokens);
             self.transport
                 .exchange(post, ERRORS, |text| parse_message(text, max_tokens))
                 .await
@@ -266,7 +268,7 @@ impl LanguageModel for Anthropic {
             let mut body = self.request_body(&request)?;
             body["stream"] = Value::Bool(true);
             let post = self.post(body, &request);
-            let reader = EventsReader::new(sink, self.max_tokens);
+            let reader = EventsReader::new(sink, request.max_tokens.unwrap_or(self.max_tokens));
             self.transport
                 .exchange_streaming(post, ERRORS, reader)
                 .await
@@ -516,21 +518,34 @@ fn check_stop(body: &Value, blocks: &[Value], max_tokens: u32) -> Result<(), LmE
     }
 }
 
-/// Why a reply cut off at `limit` is not taken, by what it was writing then.
+/// The error of a reply cut off at `limit`, by what it was writing then (its last block), with
+/// the text of its text blocks.
 fn cut_off(limit: &str, blocks: &[Value], remedy: &str) -> LmError {
-    let writing = match blocks.last() {
-        None => "before the model had written anything".to_owned(),
-        Some(last) => match last.get("type").and_then(Value::as_str) {
-            Some("tool_use") => {
-                let name = last.get("name").and_then(Value::as_str).unwrap_or("a tool");
-                format!("in a call of `{name}`, whose arguments may be incomplete")
-            }
-            Some("text") => "in its text, which may be incomplete".to_owned(),
-            _ => "in its last content block".to_owned(),
+    let text: String = blocks
+        .iter()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|block| block.get("text").and_then(Value::as_str))
+        .collect();
+    let text = (!text.is_empty()).then_some(text);
+    let last = blocks.last();
+    let last_call = last
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
+        .map(|block| {
+            block
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("a tool")
+        });
+    match last
+        .and_then(|block| block.get("type"))
+        .and_then(Value::as_str)
+    {
+        // A block of another kind last (thinking, ...): said as such.
+        Some(kind) if kind != "text" && kind != "tool_use" => LmError::CutOff {
+            reason: format!("it was cut off at {limit} in its last content block; {remedy}"),
+            text,
         },
-    };
-    LmError::Malformed {
-        reason: format!("it was cut off at {limit} {writing}; {remedy}"),
+        _ => crate::lm::cut_off(limit, last_call, text, remedy),
     }
 }
 
@@ -803,8 +818,37 @@ mod tests {
                 tools: &[],
                 tool_choice: &ToolChoice::Auto,
                 deadline: None,
+                max_tokens: None,
+                temperature: None,
             })
             .unwrap()
+    }
+
+    #[test]
+    fn a_requests_own_limits_override_the_clients() {
+        let client = Anthropic::new("http://127.0.0.1:1/", "m")
+            .unwrap()
+            .max_tokens(4096)
+            .temperature(0.0);
+        let messages = [Message::user("hi")];
+        let request = |max_tokens, temperature| Request {
+            messages: &messages,
+            tools: &[],
+            tool_choice: &ToolChoice::Auto,
+            deadline: None,
+            max_tokens,
+            temperature,
+        };
+        let own = client.request_body(&request(None, None)).unwrap();
+        assert_eq!(
+            (&own["max_tokens"], &own["temperature"]),
+            (&json!(4096), &json!(0.0))
+        );
+        let asked = client.request_body(&request(Some(30), Some(0.7))).unwrap();
+        assert_eq!(
+            (&asked["max_tokens"], &asked["temperature"]),
+            (&json!(30), &json!(0.7))
+        );
     }
 
     #[test]
@@ -905,6 +949,13 @@ mod tests {
         );
         assert!(cut(json!([])).contains("before the model had written anything"));
         assert!(cut(json!([{"type": "text", "text": "The answer is"}])).contains("in its text"));
+        // What was written by then is kept, for whoever can use it (a sampling request).
+        let body = json!({"type": "message", "stop_reason": "max_tokens", "content": [
+            {"type": "text", "text": "The answer"}, {"type": "text", "text": " is"}]});
+        assert!(matches!(
+            parse_message(&body.to_string(), 64),
+            Err(LmError::CutOff { text: Some(text), .. }) if text == "The answer is"
+        ));
     }
 
     #[test]

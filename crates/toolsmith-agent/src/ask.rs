@@ -9,7 +9,7 @@ use toolsmith::{
     AskError, AskFuture, Asker, Context, Elicitation, Elicited, Role, Sampled, Sampling,
 };
 
-use crate::{LanguageModel, Message, Request, ToolChoice};
+use crate::{LanguageModel, LmError, Message, Request, ToolChoice};
 
 /// Whoever answers the questions an agent's tools ask a person: a terminal prompt (the
 /// `toolsmith agent` command's), a form in an application, a test's script.
@@ -52,8 +52,8 @@ impl Asker for AgentAsker {
         }
     }
 
-    /// The agent's model answers `request` with text. (Its `max_tokens` is the model client's
-    /// own setting: a [`Request`] does not carry one.)
+    /// The agent's model answers `request` with text, within its `max_tokens` and at its
+    /// temperature where it gives one.
     fn sample<'a>(&'a self, context: &'a Context, request: &'a Sampling) -> AskFuture<'a, Sampled> {
         Box::pin(async move {
             let mut messages = Vec::with_capacity(request.messages.len() + 1);
@@ -71,13 +71,26 @@ impl Asker for AgentAsker {
                     tools: &[],
                     tool_choice: &ToolChoice::Auto,
                     deadline: context.deadline(),
+                    max_tokens: Some(request.max_tokens),
+                    temperature: request.temperature,
                 })
-                .await
-                .map_err(|error| AskError::Failed(format!("the agent's model failed: {error}")))?;
+                .await;
+            let reply = match reply {
+                Ok(reply) => reply,
+                // Cut off at the tool's limit: its text as far as it goes, as MCP says.
+                Err(LmError::CutOff {
+                    text: Some(text), ..
+                }) => return Ok(Sampled::new(text).with_stop_reason("maxTokens")),
+                Err(error) => {
+                    return Err(AskError::Failed(format!(
+                        "the agent's model failed: {error}"
+                    )));
+                }
+            };
             let text = reply.message.content.ok_or_else(|| {
                 AskError::Failed("the agent's model answered without text".to_owned())
             })?;
-            Ok(Sampled::new(text))
+            Ok(Sampled::new(text).with_stop_reason("endTurn"))
         })
     }
 }

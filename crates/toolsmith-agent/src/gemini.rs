@@ -12,7 +12,7 @@ use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, abridge,
     api_key_settings, check_base_url, cut_short, json_body, standard_message, transport_settings,
 };
-use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
+use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage, cut_off};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A Gemini model behind Google's Gemini API (`generateContent`).
@@ -207,8 +207,15 @@ impl Gemini {
                 "functionCallingConfig": function_calling_config(request.tool_choice),
             });
         }
-        if let Some(temperature) = self.temperature {
-            body["generationConfig"] = json!({"temperature": temperature});
+        let mut generation = serde_json::Map::new();
+        if let Some(temperature) = request.temperature.or(self.temperature) {
+            generation.insert("temperature".to_owned(), json!(temperature));
+        }
+        if let Some(max_tokens) = request.max_tokens {
+            generation.insert("maxOutputTokens".to_owned(), json!(max_tokens));
+        }
+        if !generation.is_empty() {
+            body["generationConfig"] = Value::Object(generation);
         }
         Ok(body)
     }
@@ -470,6 +477,14 @@ fn response_reply(body: &Value) -> Result<Reply, LmError> {
             content.push_str(text);
         }
         // Other parts (inline data, executable code, ...) carry nothing an agent reads.
+    }
+    if candidate.get("finishReason").and_then(Value::as_str) == Some("MAX_TOKENS") {
+        return Err(cut_off(
+            "the token limit (`maxOutputTokens`, or the model's context)",
+            tool_calls.last().map(|call| call.name.as_str()),
+            (!content.is_empty()).then_some(content),
+            "raise the request's `max_tokens`, or shorten the conversation",
+        ));
     }
     if content.is_empty() && tool_calls.is_empty() {
         let finish = candidate.get("finishReason").and_then(Value::as_str);
@@ -895,6 +910,8 @@ mod tests {
                 tools: &tools,
                 tool_choice: &ToolChoice::Tool("finish".into()),
                 deadline: None,
+                max_tokens: None,
+                temperature: None,
             })
             .unwrap();
         assert_eq!(
@@ -934,11 +951,28 @@ mod tests {
                 tools: &[],
                 tool_choice: &ToolChoice::Auto,
                 deadline: None,
+                max_tokens: None,
+                temperature: None,
             })
             .unwrap();
         assert_eq!(plain.get("tools"), None);
         assert_eq!(plain.get("toolConfig"), None);
         assert_eq!(plain.get("systemInstruction"), None);
+        // A request's own limits go in the generation config, over the client's.
+        let limited = client
+            .request_body(&Request {
+                messages: &messages[1..2],
+                tools: &[],
+                tool_choice: &ToolChoice::Auto,
+                deadline: None,
+                max_tokens: Some(30),
+                temperature: Some(0.7),
+            })
+            .unwrap();
+        assert_eq!(
+            limited["generationConfig"],
+            json!({"temperature": 0.7, "maxOutputTokens": 30})
+        );
     }
 
     #[test]

@@ -734,6 +734,10 @@ fn redacted(error: LmError, secret: Option<&str>) -> LmError {
         LmError::Malformed { reason } => LmError::Malformed {
             reason: redact(&reason, secret),
         },
+        LmError::CutOff { reason, text } => LmError::CutOff {
+            reason: redact(&reason, secret),
+            text: text.map(|text| redact(&text, secret)),
+        },
         LmError::Status {
             status,
             message,

@@ -69,6 +69,8 @@ pub trait LanguageModel: Send + Sync {
     ///     tools: &[],
     ///     tool_choice: &ToolChoice::Auto,
     ///     deadline: None,
+    ///     max_tokens: None,
+    ///     temperature: None,
     /// };
     /// let reply = toolsmith::block_on(lm.complete_streaming(request, &sink))
     ///     .expect("outside a runtime")?;
@@ -246,11 +248,41 @@ pub enum LmError {
         /// What is wrong with it.
         reason: String,
     },
+    /// The reply was cut off before the model finished (at the request's token limit, or the
+    /// model's context window), so its last part may be incomplete: an agent's step refuses
+    /// it (a call's arguments may be cut), while a tool's sampling request takes its text as
+    /// far as it goes (MCP's `stopReason` `maxTokens`).
+    CutOff {
+        /// Where it was cut, what the model was writing then, and the remedy.
+        reason: String,
+        /// The text the model had written by then, if any.
+        text: Option<String>,
+    },
     /// A [`ScriptedModel`](crate::ScriptedModel) was asked more often than its script has replies.
     ScriptExhausted {
         /// How many replies the script had.
         replies: usize,
     },
+}
+
+/// The error of a reply cut off at `limit`: what the model was writing then (its call of
+/// `last_call`, whose arguments may be incomplete; else its text; else nothing yet), the
+/// remedy, and the text written by then.
+pub(crate) fn cut_off(
+    limit: &str,
+    last_call: Option<&str>,
+    text: Option<String>,
+    remedy: &str,
+) -> LmError {
+    let writing = match (last_call, &text) {
+        (Some(name), _) => format!("in a call of `{name}`, whose arguments may be incomplete"),
+        (None, Some(_)) => "in its text, which may be incomplete".to_owned(),
+        (None, None) => "before the model had written anything".to_owned(),
+    };
+    LmError::CutOff {
+        reason: format!("it was cut off at {limit} {writing}; {remedy}"),
+        text,
+    }
 }
 
 impl fmt::Display for LmError {
@@ -287,6 +319,9 @@ impl fmt::Display for LmError {
             ),
             LmError::Malformed { reason } => {
                 write!(f, "the model server's reply cannot be read: {reason}")
+            }
+            LmError::CutOff { reason, .. } => {
+                write!(f, "the model server's reply cannot be used: {reason}")
             }
             LmError::ScriptExhausted { replies } => write!(
                 f,

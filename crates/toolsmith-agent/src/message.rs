@@ -166,4 +166,10 @@ pub struct Request<'a> {
     /// client gives up by then ([`LmError::Timeout`](crate::LmError::Timeout)) rather than
     /// waiting its own time out or retrying past it.
     pub deadline: Option<Instant>,
+    /// The most tokens the reply may have, where the caller says (a tool's sampling request
+    /// does); else the client's own setting, if it has one.
+    pub max_tokens: Option<u32>,
+    /// The sampling temperature, where the caller says; else the client's own setting, if it
+    /// has one.
+    pub temperature: Option<f64>,
 }

@@ -11,7 +11,7 @@ use crate::http::{
     ApiKey, BaseUrlError, ErrorShape, EventReader, Post, Read, Transport, api_key_settings,
     check_base_url, cut_short, json_body, standard_message, transport_settings,
 };
-use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
+use crate::lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage, cut_off};
 use crate::message::{Message, Request, Role, ToolCall, ToolChoice};
 
 /// A chat model behind an OpenAI-compatible `chat/completions` endpoint.
@@ -156,8 +156,13 @@ impl OpenAiCompatible {
             body["tools"] = Value::Array(tools);
             body["tool_choice"] = tool_choice(request.tool_choice);
         }
-        if let Some(temperature) = self.temperature {
+        if let Some(temperature) = request.temperature.or(self.temperature) {
             body["temperature"] = json!(temperature);
+        }
+        // `max_tokens`, which every compatible server reads (OpenAI's own takes it for every
+        // model but its reasoning ones, which want `max_completion_tokens`).
+        if let Some(max_tokens) = request.max_tokens {
+            body["max_tokens"] = json!(max_tokens);
         }
         Ok(body)
     }
@@ -280,6 +285,29 @@ fn completion_reply(body: &Value) -> Result<Reply, LmError> {
             )));
         }
     };
+    let finish = body
+        .get("choices")
+        .and_then(|choices| choices.get(0))
+        .and_then(|choice| choice.get("finish_reason"))
+        .and_then(Value::as_str);
+    if finish == Some("length") {
+        // Cut off at the token limit: the last call's arguments, or the text, may be cut.
+        let last_call = message
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .and_then(|calls| calls.last())
+            .map(|call| {
+                call.pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("a tool")
+            });
+        return Err(cut_off(
+            "the token limit (`max_tokens`, or the model's context)",
+            last_call,
+            content.filter(|text| !text.is_empty()),
+            "raise `max_tokens`, or shorten the conversation",
+        ));
+    }
     let tool_calls = match message.get("tool_calls") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(calls)) => calls
@@ -363,6 +391,8 @@ struct ChunkReader<'a> {
     /// The `index` each call of `calls` has in the stream.
     keys: Vec<u64>,
     usage: Option<Value>,
+    /// `choices[0].finish_reason`, once a chunk gives it.
+    finish_reason: Option<Value>,
 }
 
 impl<'a> ChunkReader<'a> {
@@ -373,6 +403,7 @@ impl<'a> ChunkReader<'a> {
             calls: Vec::new(),
             keys: Vec::new(),
             usage: None,
+            finish_reason: None,
         }
     }
 
@@ -445,11 +476,14 @@ impl EventReader for ChunkReader<'_> {
         if let Some(usage) = chunk.get("usage").filter(|usage| !usage.is_null()) {
             self.usage = Some(usage.clone());
         }
-        let Some(delta) = chunk
-            .get("choices")
-            .and_then(|choices| choices.get(0))
-            .and_then(|choice| choice.get("delta"))
-        else {
+        let choice = chunk.get("choices").and_then(|choices| choices.get(0));
+        if let Some(reason) = choice
+            .and_then(|choice| choice.get("finish_reason"))
+            .filter(|reason| reason.is_string())
+        {
+            self.finish_reason = Some(reason.clone());
+        }
+        let Some(delta) = choice.and_then(|choice| choice.get("delta")) else {
             return Ok(Read::More);
         };
         let piece = match delta.get("content") {
@@ -480,6 +514,9 @@ impl EventReader for ChunkReader<'_> {
             message["tool_calls"] = Value::Array(self.calls);
         }
         let mut body = json!({"choices": [{"message": message}]});
+        if let Some(reason) = self.finish_reason {
+            body["choices"][0]["finish_reason"] = reason;
+        }
         if let Some(usage) = self.usage {
             body["usage"] = usage;
         }
@@ -558,6 +595,8 @@ mod tests {
                 tools: &[],
                 tool_choice: &choice,
                 deadline: None,
+                max_tokens: None,
+                temperature: None,
             })
             .unwrap();
         assert_eq!(
@@ -574,6 +613,8 @@ mod tests {
             tools: &tools,
             tool_choice: &ToolChoice::Tool("finish".into()),
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         };
         let with_tools = client.request_body(&request).unwrap();
         assert_eq!(
@@ -587,6 +628,28 @@ mod tests {
         assert_eq!(
             strict["tools"][0]["function"]["parameters"]["additionalProperties"],
             false
+        );
+    }
+
+    #[test]
+    fn a_requests_own_limits_override_the_clients() {
+        let client = OpenAiCompatible::new("http://127.0.0.1:1/v1/", "m")
+            .unwrap()
+            .temperature(0.0);
+        let messages = [Message::user("hi")];
+        let body = client
+            .request_body(&Request {
+                messages: &messages,
+                tools: &[],
+                tool_choice: &ToolChoice::Auto,
+                deadline: None,
+                max_tokens: Some(30),
+                temperature: Some(0.7),
+            })
+            .unwrap();
+        assert_eq!(
+            (&body["max_tokens"], &body["temperature"]),
+            (&json!(30), &json!(0.7))
         );
     }
 

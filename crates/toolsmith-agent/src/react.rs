@@ -768,6 +768,8 @@ impl<S: Signature> Engine<'_, S> {
             tools: self.declarations,
             tool_choice: self.tool_choice,
             deadline: self.context.deadline(),
+            max_tokens: None,
+            temperature: None,
         };
         let asked = match self.events {
             // A cancelled run stops waiting for the model at once.

@@ -29,6 +29,8 @@ use crate::message::{Message, Request, ToolCall, ToolChoice};
 ///     tools: &[],
 ///     tool_choice: &ToolChoice::Auto,
 ///     deadline: None,
+///     max_tokens: None,
+///     temperature: None,
 /// })).expect("outside a runtime");
 /// assert_eq!(ask(&lm)?.message.tool_calls[0].name, "add");
 /// assert_eq!(ask(&lm)?.message.content.as_deref(), Some("3"));
@@ -60,6 +62,10 @@ pub struct Recorded {
     pub tool_choice: ToolChoice,
     /// The deadline the request carried.
     pub deadline: Option<Instant>,
+    /// The most tokens the request allowed, where it said.
+    pub max_tokens: Option<u32>,
+    /// The temperature the request asked for, where it said.
+    pub temperature: Option<f64>,
 }
 
 impl ScriptedModel {
@@ -151,6 +157,8 @@ impl LanguageModel for ScriptedModel {
                 .collect(),
             tool_choice: request.tool_choice.clone(),
             deadline: request.deadline,
+            max_tokens: request.max_tokens,
+            temperature: request.temperature,
         });
         let index = state.next;
         state.next += 1;

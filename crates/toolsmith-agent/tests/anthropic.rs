@@ -52,6 +52,8 @@ fn ask_with(
         tools,
         tool_choice,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     })
 }
 
@@ -245,6 +247,8 @@ fn a_named_tool_choice_is_a_tool_choice_of_type_tool_and_no_tools_send_none() {
             tools: &[],
             tool_choice: &ToolChoice::Required,
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .unwrap();
     assert_eq!(plain.get("tools"), None);
@@ -415,7 +419,11 @@ fn malformed_and_cut_off_replies_are_errors_that_say_why() {
     let client = client(&server);
     for words in expected {
         let error = ask(&client).unwrap_err();
-        assert!(matches!(error, LmError::Malformed { .. }), "{error:?}");
+        if words.contains("cut off") {
+            assert!(matches!(error, LmError::CutOff { .. }), "{error:?}");
+        } else {
+            assert!(matches!(error, LmError::Malformed { .. }), "{error:?}");
+        }
         assert!(error.to_string().contains(words), "{error} / {words}");
     }
 }
@@ -442,7 +450,7 @@ fn a_reply_cut_off_mid_call_ends_a_run_rather_than_answering() {
     assert!(agent(&complete).run_blocking(&question("?")).is_ok());
     let error = agent(&cut).run_blocking(&question("?")).unwrap_err();
     assert!(
-        matches!(error, AgentError::Lm(LmError::Malformed { .. })),
+        matches!(error, AgentError::Lm(LmError::CutOff { .. })),
         "{error:?}"
     );
     assert!(error.to_string().contains("raise `max_tokens`"), "{error}");
@@ -656,6 +664,8 @@ fn whole_and_streamed(
         tools: &tools,
         tool_choice: &ToolChoice::Auto,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     };
     let whole = client.complete_blocking(request).expect("a whole reply");
     let (streamed, deltas) = client.stream_blocking(request);
@@ -669,6 +679,8 @@ fn stream(client: &Anthropic) -> (Result<toolsmith_agent::Reply, LmError>, Vec<D
         tools: &[],
         tool_choice: &ToolChoice::Auto,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     })
 }
 

@@ -10,7 +10,7 @@ use toolsmith::{
     AskError, AskFuture, Asker, Context, Elicitation, Elicited, Registry, Sampled, Sampling,
     ToolError, ToolType,
 };
-use toolsmith_agent::{Question, QuestionAnswer, ReAct, Role, ScriptedModel};
+use toolsmith_agent::{LmError, Question, QuestionAnswer, ReAct, Role, ScriptedModel};
 
 /// Whom to book for.
 #[derive(Deserialize, ToolType)]
@@ -34,9 +34,15 @@ async fn book(ctx: &Context) -> Result<String, ToolError> {
 #[toolsmith::tool]
 async fn summarize(ctx: &Context, text: String) -> Result<String, ToolError> {
     let sampled = ctx
-        .sample(Sampling::new(format!("Summarize: {text}")).with_system("Be brief."))
+        .sample(
+            Sampling::new(format!("Summarize: {text}"))
+                .with_system("Be brief.")
+                .with_max_tokens(60)
+                .with_temperature(0.2),
+        )
         .await?;
-    Ok(format!("summary: {}", sampled.text))
+    let ended = sampled.stop_reason.as_deref().unwrap_or("?");
+    Ok(format!("summary: {} ({ended})", sampled.text))
 }
 
 fn tools() -> Registry {
@@ -106,6 +112,29 @@ fn without_a_handler_the_tool_is_told_nobody_can_answer() {
     );
 }
 
+/// An answer cut off at the tool's `max_tokens` is the tool's as far as it goes, said to have
+/// stopped there (MCP's `maxTokens`); a cut-off with nothing written is the tool's error.
+#[test]
+fn a_sampled_answer_cut_off_at_its_limit_is_kept_as_far_as_it_goes() {
+    let cut = |text: Option<&str>| LmError::CutOff {
+        reason: "it was cut off at the token limit".to_owned(),
+        text: text.map(str::to_owned),
+    };
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("summarize", json!({"text": "the sky is blue"}))
+            .then_fail(cut(Some("Blue")))
+            .then_call("summarize", json!({"text": "the sky is blue"}))
+            .then_fail(cut(None))
+            .then_call("finish", json!({"answer": "done"})),
+    );
+    let agent = ReAct::<QuestionAnswer>::new(lm.clone(), &tools()).unwrap();
+    agent.run_blocking(&question()).unwrap();
+    assert_eq!(tool_result(&lm, 2), "summary: Blue (maxTokens)");
+    let failed = tool_result(&lm, 4);
+    assert!(failed.contains("cut off at the token limit"), "{failed}");
+}
+
 #[test]
 fn sampling_is_answered_by_the_agents_own_model_with_no_tools_offered() {
     let lm = Arc::new(
@@ -127,7 +156,15 @@ fn sampling_is_answered_by_the_agents_own_model_with_no_tools_offered() {
         Some("Summarize: the sky is blue")
     );
     assert!(sampling.deadline.is_some());
-    assert_eq!(tool_result(&lm, 2), "summary: Blue sky.");
+    // The tool's limits reach the model: how long the answer may be, and how it is drawn.
+    assert_eq!(sampling.max_tokens, Some(60));
+    assert_eq!(sampling.temperature, Some(0.2));
+    // The agent's own steps leave them to the client.
+    assert_eq!(
+        (requests[0].max_tokens, requests[0].temperature),
+        (None, None)
+    );
+    assert_eq!(tool_result(&lm, 2), "summary: Blue sky. (endTurn)");
 }
 
 /// A caller's own asker: what an agent inside an MCP tool would pass on.

@@ -73,6 +73,8 @@ fn ask(client: &Gemini) -> Result<Message, LmError> {
             tools: &[],
             tool_choice: &ToolChoice::Auto,
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .map(|reply| reply.message)
 }
@@ -385,6 +387,8 @@ fn a_call_sent_back_without_its_signature_is_refused_as_the_real_api_does() {
             tools: &[ToolDeclaration::of(&Add)],
             tool_choice: &ToolChoice::Auto,
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .unwrap()
         .message;
@@ -403,6 +407,8 @@ fn a_call_sent_back_without_its_signature_is_refused_as_the_real_api_does() {
             tools: &[ToolDeclaration::of(&Add)],
             tool_choice: &ToolChoice::Auto,
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .unwrap_err();
     let message = error.to_string();
@@ -422,6 +428,8 @@ fn a_call_sent_back_without_its_signature_is_refused_as_the_real_api_does() {
             tools: &[ToolDeclaration::of(&Add)],
             tool_choice: &ToolChoice::Auto,
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .expect("the signed call is taken");
     assert_eq!(reply.message.content.as_deref(), Some("never reached"));
@@ -438,6 +446,8 @@ fn required_and_named_tool_choices_are_function_calling_modes() {
                 tools: &[ToolDeclaration::of(&Add)],
                 tool_choice: &choice,
                 deadline: None,
+                max_tokens: None,
+                temperature: None,
             })
             .unwrap();
     }
@@ -612,17 +622,39 @@ fn a_blocked_prompt_or_an_unusable_candidate_is_a_clear_error() {
         "the prompt was blocked (PROHIBITED_CONTENT)",
         "the model stopped (SAFETY) with no text and no function call",
         "the model stopped (MALFORMED_FUNCTION_CALL)",
-        "the model stopped (MAX_TOKENS)",
+        "it was cut off at the token limit (`maxOutputTokens`, or the model's context) before \
+         the model had written anything",
         "function call 0 has no `name`",
         "not JSON",
         "it has no `candidates[0]`",
     ];
     for expected in expected {
         let error = ask(&client).unwrap_err();
-        assert!(matches!(error, LmError::Malformed { .. }), "{error:?}");
+        if expected.contains("cut off") {
+            assert!(matches!(error, LmError::CutOff { .. }), "{error:?}");
+        } else {
+            assert!(matches!(error, LmError::Malformed { .. }), "{error:?}");
+        }
         assert!(error.to_string().contains(expected), "{error}");
     }
     assert_eq!(server.requests().len(), expected.len());
+}
+
+/// A candidate cut off at the token limit (`finishReason: MAX_TOKENS`) is refused, whole or
+/// streamed; the text written by then comes with the error.
+#[test]
+fn a_candidate_cut_off_at_the_token_limit_is_refused_with_its_text() {
+    let cut = Reply::text("The answer is").finish("MAX_TOKENS");
+    let server = FakeGemini::start(vec![cut.clone(), cut]);
+    let client = client(&server);
+    let whole = ask(&client).unwrap_err();
+    let LmError::CutOff { reason, text } = &whole else {
+        panic!("{whole:?}");
+    };
+    assert_eq!(text.as_deref(), Some("The answer is"));
+    assert!(reason.contains("in its text"), "{reason}");
+    let (streamed, _) = stream(&client);
+    assert_eq!(streamed.unwrap_err(), whole);
 }
 
 #[test]
@@ -643,6 +675,8 @@ fn a_tool_gemini_cannot_declare_fails_before_anything_is_sent() {
             )],
             tool_choice: &ToolChoice::Auto,
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .unwrap_err();
     assert!(matches!(error, LmError::Declaration(_)), "{error:?}");
@@ -680,6 +714,8 @@ fn a_request_deadline_bounds_the_request() {
             tools: &[],
             tool_choice: &ToolChoice::Auto,
             deadline: Some(started + Duration::from_millis(300)),
+            max_tokens: None,
+            temperature: None,
         })
         .unwrap_err();
     assert!(matches!(error, LmError::Timeout { .. }), "{error:?}");
@@ -697,6 +733,8 @@ fn stream(client: &Gemini) -> (Result<toolsmith_agent::Reply, LmError>, Vec<Delt
         tools: &[],
         tool_choice: &ToolChoice::Auto,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     })
 }
 
@@ -722,6 +760,8 @@ fn a_streamed_response_arrives_in_deltas_and_is_the_one_complete_gives() {
         tools: &tools,
         tool_choice: &ToolChoice::Auto,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     };
     let whole = client.complete_blocking(request).expect("a whole reply");
     let (streamed, deltas) = client.stream_blocking(request);
@@ -811,7 +851,8 @@ fn blocked_and_unusable_streamed_responses_are_the_errors_complete_gives() {
         "the prompt was blocked (PROHIBITED_CONTENT)",
         "the model stopped (SAFETY) with no text and no function call",
         "the model stopped (MALFORMED_FUNCTION_CALL)",
-        "the model stopped (MAX_TOKENS)",
+        "it was cut off at the token limit (`maxOutputTokens`, or the model's context) before \
+         the model had written anything",
         "function call 0 has no `name`",
     ] {
         let whole = ask(&client).unwrap_err();

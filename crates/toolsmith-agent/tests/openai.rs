@@ -47,6 +47,8 @@ fn ask_by(client: &OpenAiCompatible, deadline: Option<Instant>) -> Result<Messag
             tools: &[],
             tool_choice: &ToolChoice::Auto,
             deadline,
+            max_tokens: None,
+            temperature: None,
         })
         .map(|reply| reply.message)
 }
@@ -263,6 +265,34 @@ fn a_reply_that_is_not_json_is_malformed() {
     assert!(error.to_string().contains("not JSON"), "{error}");
 }
 
+/// A completion cut off at the token limit (`finish_reason: "length"`) is refused, whole or
+/// streamed, saying what it was writing; the text written by then comes with the error.
+#[test]
+fn a_completion_cut_off_at_the_token_limit_is_refused_with_its_text() {
+    let cut = Reply::text("The answer is").finish_reason("length");
+    let call = Reply::calls(&[("c1", "add", r#"{"a": 1"#)]).finish_reason("length");
+    let server = FakeServer::start(vec![cut.clone(), cut, call]);
+    let client = client(&server);
+    let whole = ask(&client).unwrap_err();
+    let LmError::CutOff { reason, text } = &whole else {
+        panic!("{whole:?}");
+    };
+    assert_eq!(text.as_deref(), Some("The answer is"));
+    assert!(
+        reason.contains("in its text") && reason.contains("raise `max_tokens`"),
+        "{reason}"
+    );
+    let (streamed, _) = client.stream_blocking(hi());
+    assert_eq!(streamed.unwrap_err(), whole);
+    let in_call = ask(&client).unwrap_err();
+    assert!(
+        in_call
+            .to_string()
+            .contains("in a call of `add`, whose arguments may be incomplete"),
+        "{in_call}"
+    );
+}
+
 #[test]
 fn a_completion_without_a_message_is_malformed() {
     let server = FakeServer::start(vec![Reply::json(json!({"choices": []}))]);
@@ -434,6 +464,8 @@ fn hi() -> Request<'static> {
         tools: &[],
         tool_choice: &ToolChoice::Auto,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     }
 }
 

@@ -68,6 +68,8 @@ fn a_forced_tool_call_is_schema_valid_and_runs() {
             tools: &declared,
             tool_choice: &ToolChoice::Tool("add".into()),
             deadline: None,
+            max_tokens: None,
+            temperature: None,
         })
         .expect("a reply");
     let call = reply.message.tool_calls.first().expect("a tool call");
@@ -169,6 +171,8 @@ fn a_streamed_reply_is_the_one_complete_gives() {
         tools: &[],
         tool_choice: &ToolChoice::Auto,
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     };
     let model = model();
     let whole = model.complete_blocking(request).expect("a reply");
@@ -198,6 +202,8 @@ fn a_streamed_forced_tool_call_is_schema_valid_and_runs() {
         tools: &declared,
         tool_choice: &ToolChoice::Tool("add".into()),
         deadline: None,
+        max_tokens: None,
+        temperature: None,
     });
     let reply = reply.expect("a streamed reply");
     let call = reply.message.tool_calls.first().expect("a tool call");

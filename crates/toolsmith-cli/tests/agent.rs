@@ -462,8 +462,12 @@ fn an_mcp_servers_question_to_a_model_is_answered_by_the_agents_model() {
             && asked_text.contains("You are a helpful test server."),
         "{asked}"
     );
-    // The question is the model's alone: no tools offered with it.
+    // The question is the model's alone: no tools offered with it, and answered within the
+    // server's limit (`maxTokens`).
     assert_eq!(asked["tools"], Value::Null, "{asked}");
+    assert_eq!(asked["max_tokens"], 20, "{asked}");
+    // The agent's own steps leave the length to the server.
+    assert_eq!(requests[0].body.get("max_tokens"), None);
 }
 
 /// `--provider anthropic`: the Messages API spoken natively, the key as `x-api-key` from

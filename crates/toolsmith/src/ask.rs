@@ -204,8 +204,9 @@ pub struct Sampling {
     pub messages: Vec<SamplingMessage>,
     /// The system prompt, if any.
     pub system: Option<String>,
-    /// The most tokens the answer may have (an MCP client is told; an agent's own model
-    /// answers within its client's own setting).
+    /// The most tokens the answer may have: an MCP client is told, and an agent's own model is
+    /// asked for no more (an answer cut off there comes back as far as it goes, its
+    /// [`stop_reason`](Sampled::stop_reason) `maxTokens`).
     pub max_tokens: u32,
     /// The sampling temperature, where the tool wants one.
     pub temperature: Option<f64>,

@@ -35,6 +35,8 @@ pub struct Reply {
     /// The assistant message of a scripted completion, sent whole or streamed.
     message: Option<Value>,
     usage: Option<Value>,
+    /// The `finish_reason` sent in place of the natural one (`stop`, `tool_calls`).
+    finish: Option<String>,
     stream: sse::Shape,
     /// An error object sent in the stream after this many events, in place of the rest.
     stream_error: Option<(usize, String)>,
@@ -55,6 +57,7 @@ impl Reply {
             body: body.into(),
             message: None,
             usage: None,
+            finish: None,
             stream: sse::Shape::default(),
             stream_error: None,
             headers: Vec::new(),
@@ -138,6 +141,12 @@ impl Reply {
         self
     }
 
+    /// The same completion ended with `finish_reason` (`length`: cut off at the token limit).
+    pub fn finish_reason(mut self, reason: &str) -> Self {
+        self.finish = Some(reason.to_owned());
+        self
+    }
+
     /// The same answer, sent after `delay`.
     pub fn after(mut self, delay: Duration) -> Self {
         self.delay = delay;
@@ -145,11 +154,20 @@ impl Reply {
     }
 }
 
-fn completion(message: &Value, usage: Option<&Value>) -> Value {
+/// The `finish_reason` of `message`: `finish` where one is scripted, else the natural one.
+fn finish_reason<'a>(message: &Value, finish: Option<&'a str>) -> &'a str {
+    finish.unwrap_or(if message["tool_calls"].is_array() {
+        "tool_calls"
+    } else {
+        "stop"
+    })
+}
+
+fn completion(message: &Value, usage: Option<&Value>, finish: Option<&str>) -> Value {
     let mut body = json!({
         "id": "chatcmpl-test",
         "object": "chat.completion",
-        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason(message, finish)}],
     });
     if let Some(usage) = usage {
         body["usage"] = usage.clone();
@@ -158,7 +176,13 @@ fn completion(message: &Value, usage: Option<&Value>) -> Value {
 }
 
 /// The events of `message` streamed as the API streams a completion.
-fn chunks(message: &Value, usage: Option<&Value>, request: &Value, piece: usize) -> Vec<String> {
+fn chunks(
+    message: &Value,
+    usage: Option<&Value>,
+    finish: Option<&str>,
+    request: &Value,
+    piece: usize,
+) -> Vec<String> {
     let include_usage = request["stream_options"]["include_usage"] == json!(true);
     let chunk = |delta: Value, finish: Option<&str>| {
         let mut chunk = json!({
@@ -215,12 +239,7 @@ fn chunks(message: &Value, usage: Option<&Value>, request: &Value, piece: usize)
             ));
         }
     }
-    let finish = if calls.is_empty() {
-        "stop"
-    } else {
-        "tool_calls"
-    };
-    events.push(chunk(json!({}), Some(finish)));
+    events.push(chunk(json!({}), Some(finish_reason(message, finish))));
     if include_usage && let Some(usage) = usage {
         let last = json!({
             "id": "chatcmpl-test",
@@ -365,7 +384,13 @@ fn serve(server: &tiny_http::Server, seen: &Mutex<Vec<Seen>>, script: Vec<Reply>
         let streamed = body["stream"] == json!(true);
         let text = match &reply.message {
             Some(message) if streamed && reply.status == 200 => {
-                let mut events = chunks(message, reply.usage.as_ref(), &body, reply.stream.piece);
+                let mut events = chunks(
+                    message,
+                    reply.usage.as_ref(),
+                    reply.finish.as_deref(),
+                    &body,
+                    reply.stream.piece,
+                );
                 if let Some((after, message)) = &reply.stream_error {
                     events.truncate(*after);
                     let error = json!({"error": {"message": message, "type": "server_error",
@@ -380,7 +405,9 @@ fn serve(server: &tiny_http::Server, seen: &Mutex<Vec<Seen>>, script: Vec<Reply>
                 sse::send(request, &events, &reply.stream, &headers);
                 continue;
             }
-            Some(message) => completion(message, reply.usage.as_ref()).to_string(),
+            Some(message) => {
+                completion(message, reply.usage.as_ref(), reply.finish.as_deref()).to_string()
+            }
             None => reply.body,
         };
         let mut response = tiny_http::Response::from_string(text).with_status_code(reply.status);
