@@ -377,12 +377,14 @@ fn encode_call(message: &TxJsonRpcMessage<RoleClient>) -> Option<std::io::Result
     if call.params.meta.is_some() || call.extensions.get::<MetaObject>().is_some() {
         return None;
     }
+    // The params' own members, as rmcp writes them, after `{` (there is always a `name`; were
+    // there none, rmcp would write the call).
+    let params = match serde_json::to_vec(&call.params) {
+        Ok(params) => params,
+        Err(error) => return Some(Err(std::io::Error::other(error))),
+    };
+    let members = params.strip_prefix(b"{").filter(|rest| *rest != b"}")?;
     let write = || -> serde_json::Result<Vec<u8>> {
-        // The params' own members, as rmcp writes them, after `{`: there is always a `name`.
-        let params = serde_json::to_vec(&call.params)?;
-        let Some(members) = params.strip_prefix(b"{").filter(|rest| *rest != b"}") else {
-            return Err(serde::ser::Error::custom("params without members"));
-        };
         let mut line = Vec::with_capacity(params.len() + 96);
         line.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
         serde_json::to_writer(&mut line, &request.id)?;
