@@ -63,7 +63,7 @@ const STDERR_LINE_BYTES: usize = 500;
 const LAST_WORDS: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// The longest line read from a stdio server (rmcp's bound for its own stream transport): a
-/// message over it is dropped, and the call it answers fails at its timeout.
+/// message over it is dropped, and the call it answers fails at once, saying so.
 const MAX_MESSAGE_BYTES: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
 /// The variables a server inherits from this process besides those it is given: what a program

@@ -620,8 +620,10 @@ where
 ///
 /// A line that is not JSON is dropped, as rmcp and the other official SDKs do (answering it
 /// could start an exchange of errors); a request from the server that does not read as one is
-/// answered as an invalid request, with its id; anything else unreadable, and a line over the
-/// bound, is dropped with a log line.
+/// answered as an invalid request, with its id; anything else unreadable is dropped with a log
+/// line. A line over the bound is dropped too, but an answer whose start shows its id fails its
+/// request at once (rmcp would leave the call waiting), and a request whose start shows its id
+/// is answered as too large.
 pub(crate) struct ClientLines<R, W>(LineTransport<R, W>);
 
 impl<R, W> ClientLines<R, W>
@@ -660,12 +662,21 @@ where
                     return None;
                 }
                 Ok(Line::Eof) => return None,
-                Ok(Line::Oversized(_)) => {
-                    tracing::warn!(
-                        "a message from the server over the limit of {} bytes was dropped",
-                        lines.max_line_bytes
-                    );
-                    None
+                Ok(Line::Oversized(start)) => {
+                    let limit = lines.max_line_bytes;
+                    match oversized_from_server(&start, limit) {
+                        Oversized::Answer(id, error) => {
+                            return Some(JsonRpcMessage::error(error, Some(id)));
+                        }
+                        Oversized::Request(id, error) => Some((id, error)),
+                        Oversized::Unknown => {
+                            tracing::warn!(
+                                "a message from the server over the limit of {limit} bytes \
+                                 was dropped"
+                            );
+                            None
+                        }
+                    }
                 }
                 Ok(Line::Complete) => {
                     let line = std::mem::take(&mut lines.line);
@@ -703,6 +714,43 @@ fn read_from_server(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleClie
     match ToolAnswer::read(text) {
         Some(answer) => Ok(answer),
         None => serde_json::from_slice::<ServerJsonRpcMessage>(text),
+    }
+}
+
+/// A line from a server over the client's limit, by what its first bytes say it is.
+enum Oversized {
+    /// An answer to the request `id`: the request fails at once with this error, rather
+    /// than waiting for an answer that was dropped.
+    Answer(RequestId, ErrorData),
+    /// The server's request `id`: answered with this error.
+    Request(RequestId, ErrorData),
+    /// Neither can be told (a notification, or an id past the bytes kept): dropped.
+    Unknown,
+}
+
+fn oversized_from_server(start: &[u8], limit: usize) -> Oversized {
+    let Some(id) = top_level_id(start) else {
+        return Oversized::Unknown;
+    };
+    let member = |key: &[u8]| top_level_member(start, key).is_some();
+    if member(b"\"method\"") {
+        Oversized::Request(
+            id,
+            ErrorData::invalid_request(
+                format!("Request too large: over the client's limit of {limit} bytes"),
+                Some(serde_json::json!({"max_message_bytes": limit})),
+            ),
+        )
+    } else if member(b"\"result\"") || member(b"\"error\"") {
+        Oversized::Answer(
+            id,
+            ErrorData::internal_error(
+                format!("the server's answer is over the client's limit of {limit} bytes"),
+                Some(serde_json::json!({"max_message_bytes": limit})),
+            ),
+        )
+    } else {
+        Oversized::Unknown
     }
 }
 
@@ -754,6 +802,12 @@ fn recycle(mut line: Vec<u8>) -> Vec<u8> {
 /// The `id` of the JSON object that `start` begins, when its value is within `start`: a key
 /// `"id"` at the top level followed by a number or a string without escapes.
 fn top_level_id(start: &[u8]) -> Option<RequestId> {
+    id_value(start, top_level_member(start, b"\"id\"")?)
+}
+
+/// Where the value of the first member `key` (quoted, without escapes) at the top level of the
+/// JSON object that `start` begins starts, when the key is within `start`.
+fn top_level_member(start: &[u8], key: &[u8]) -> Option<usize> {
     let mut depth = 0usize;
     let mut i = 0;
     while i < start.len() {
@@ -762,10 +816,10 @@ fn top_level_id(start: &[u8]) -> Option<RequestId> {
             b'}' | b']' => depth = depth.saturating_sub(1),
             b'"' => {
                 let end = string_end(start, i)?;
-                if depth == 1 && &start[i..=end] == b"\"id\"" {
+                if depth == 1 && &start[i..=end] == key {
                     let rest = skip_space(start, end + 1);
                     if start.get(rest) == Some(&b':') {
-                        return id_value(start, skip_space(start, rest + 1));
+                        return Some(skip_space(start, rest + 1));
                     }
                 }
                 i = end;
@@ -1200,7 +1254,7 @@ mod tests {
         use tokio::io::AsyncWriteExt;
         let (mut client, mut server) = client_end();
         let long = format!(
-            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":\"{}\"}}\n",
+            "{{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":\"{}\"}}\n",
             "x".repeat(300)
         );
         let lines = [
@@ -1324,5 +1378,42 @@ mod tests {
             let fast = encode_call(&call).unwrap().unwrap();
             prop_assert_eq!(fast, encode(&call).unwrap());
         }
+    }
+
+    /// An answer over the client's limit fails its request at once, and a request over it is
+    /// answered as too large, each by the id read from its start.
+    #[tokio::test]
+    async fn an_oversized_answer_fails_its_call_and_an_oversized_request_is_answered() {
+        use tokio::io::AsyncWriteExt;
+        let (mut client, mut server) = client_end();
+        let padding = "x".repeat(300);
+        let answer = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{padding}\"}}]}}}}\n"
+        );
+        let request = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":\"r\",\"method\":\"sampling/createMessage\",\"params\":{{\"x\":\"{padding}\"}}}}\n"
+        );
+        server.write_all(request.as_bytes()).await.unwrap();
+        server.write_all(answer.as_bytes()).await.unwrap();
+        let received = tokio::time::timeout(Duration::from_secs(10), client.receive()).await;
+        let Ok(Some(JsonRpcMessage::Error(failed))) = received else {
+            panic!("the oversized answer did not fail its call");
+        };
+        assert_eq!(failed.id, Some(RequestId::Number(7)));
+        assert!(
+            failed
+                .error
+                .message
+                .contains("over the client's limit of 256 bytes"),
+            "{failed:?}"
+        );
+        let mut read = tokio::io::BufReader::new(&mut server);
+        let mut line = String::new();
+        tokio::io::AsyncBufReadExt::read_line(&mut read, &mut line)
+            .await
+            .unwrap();
+        let refused: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(refused["id"], "r", "{line}");
+        assert_eq!(refused["error"]["code"], -32600, "{line}");
     }
 }
