@@ -116,7 +116,7 @@ pub use gemini::Gemini;
 pub use http::BaseUrlError;
 pub use lm::{Delta, DeltaSink, LanguageModel, LmError, LmFuture, Reply, Usage};
 pub use message::{Message, Request, Role, ToolCall, ToolChoice};
-pub use openai::OpenAiCompatible;
+pub use openai::{OpenAiCompatible, TokenLimitField};
 pub use react::{Answer, DEFAULT_TIMEOUT, Event, EventSink, Predict, ReAct};
 pub use scripted::{Recorded, ScriptedModel};
 pub use signature::{AnswerText, FINISH, Question, QuestionAnswer, Signature};

@@ -40,7 +40,45 @@ pub struct OpenAiCompatible {
     api_key: Option<ApiKey>,
     strict: bool,
     temperature: Option<f64>,
+    token_limit: TokenLimitField,
     transport: Transport,
+}
+
+/// The member of a request that carries its token limit ([`Request::max_tokens`]): the API's
+/// two names for it, which servers do not all read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TokenLimitField {
+    /// `max_tokens`: what llama.cpp's server, llama-cpp-python, vLLM, Ollama and most
+    /// gateways read. OpenAI has deprecated it, and its reasoning models (o-series, GPT-5)
+    /// refuse a request that has it.
+    MaxTokens,
+    /// `max_completion_tokens`: OpenAI's current name, which each of its chat models takes.
+    /// A server that predates it may ignore it (llama-cpp-python does), and then the reply is
+    /// not limited.
+    MaxCompletionTokens,
+}
+
+impl TokenLimitField {
+    /// The member's name in a request.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenLimitField::MaxTokens => "max_tokens",
+            TokenLimitField::MaxCompletionTokens => "max_completion_tokens",
+        }
+    }
+
+    /// The field a server at `base_url` reads: `max_completion_tokens` for OpenAI's own API
+    /// (host `api.openai.com`), `max_tokens` for any other.
+    fn for_base_url(base_url: &str) -> Self {
+        let host = reqwest::Url::parse(base_url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_ascii_lowercase));
+        match host.as_deref() {
+            Some("api.openai.com") => TokenLimitField::MaxCompletionTokens,
+            _ => TokenLimitField::MaxTokens,
+        }
+    }
 }
 
 impl fmt::Debug for OpenAiCompatible {
@@ -50,6 +88,7 @@ impl fmt::Debug for OpenAiCompatible {
             .field("model", &self.model)
             .field("api_key", &self.api_key)
             .field("strict", &self.strict)
+            .field("token_limit", &self.token_limit)
             .field("transport", &self.transport)
             .finish_non_exhaustive()
     }
@@ -61,6 +100,9 @@ impl OpenAiCompatible {
 
     /// A client of `model` at `base_url` (the part before `/chat/completions`, such as
     /// `https://api.openai.com/v1`), without a key; 60 s per request, 3 retries from 500 ms.
+    /// A request's token limit goes in the member the server reads: `max_completion_tokens`
+    /// at OpenAI's own API, `max_tokens` elsewhere ([`token_limit_field`](Self::token_limit_field)
+    /// says which for a proxy in front of OpenAI).
     ///
     /// # Errors
     /// When `base_url` is not an `http` or `https` URL with a host ([`check_base_url`](Self::check_base_url)):
@@ -72,6 +114,7 @@ impl OpenAiCompatible {
         let base_url = base_url.into();
         Self::check_base_url(&base_url)?;
         Ok(OpenAiCompatible {
+            token_limit: TokenLimitField::for_base_url(&base_url),
             base_url: base_url.trim_end_matches('/').to_owned(),
             model: model.into(),
             api_key: None,
@@ -119,6 +162,32 @@ impl OpenAiCompatible {
         self
     }
 
+    /// The member a request's token limit goes in, where the default for the base URL is not
+    /// the one the server reads: a proxy or gateway in front of OpenAI's reasoning models
+    /// wants [`MaxCompletionTokens`](TokenLimitField::MaxCompletionTokens).
+    ///
+    /// ```
+    /// use toolsmith_agent::{OpenAiCompatible, TokenLimitField};
+    ///
+    /// let openai = OpenAiCompatible::new("https://api.openai.com/v1", "o4-mini")?;
+    /// assert_eq!(openai.token_limit(), TokenLimitField::MaxCompletionTokens);
+    /// let local = OpenAiCompatible::new("http://127.0.0.1:8080/v1", "smollm2")?;
+    /// assert_eq!(local.token_limit(), TokenLimitField::MaxTokens);
+    /// let proxied = OpenAiCompatible::new("https://llm-proxy.internal/v1", "o4-mini")?
+    ///     .token_limit_field(TokenLimitField::MaxCompletionTokens);
+    /// assert_eq!(proxied.token_limit().as_str(), "max_completion_tokens");
+    /// # Ok::<(), toolsmith_agent::BaseUrlError>(())
+    /// ```
+    pub fn token_limit_field(mut self, field: TokenLimitField) -> Self {
+        self.token_limit = field;
+        self
+    }
+
+    /// The member a request's token limit goes in.
+    pub fn token_limit(&self) -> TokenLimitField {
+        self.token_limit
+    }
+
     /// The endpoint requests go to.
     pub fn url(&self) -> String {
         format!("{}/chat/completions", self.base_url)
@@ -159,10 +228,8 @@ impl OpenAiCompatible {
         if let Some(temperature) = request.temperature.or(self.temperature) {
             body["temperature"] = json!(temperature);
         }
-        // `max_tokens`, which every compatible server reads (OpenAI's own takes it for every
-        // model but its reasoning ones, which want `max_completion_tokens`).
         if let Some(max_tokens) = request.max_tokens {
-            body["max_tokens"] = json!(max_tokens);
+            body[self.token_limit.as_str()] = json!(max_tokens);
         }
         Ok(body)
     }
@@ -628,6 +695,56 @@ mod tests {
         assert_eq!(
             strict["tools"][0]["function"]["parameters"]["additionalProperties"],
             false
+        );
+    }
+
+    #[test]
+    fn the_token_limit_is_max_completion_tokens_only_at_openais_own_api() {
+        let field = |base_url: &str| OpenAiCompatible::new(base_url, "m").unwrap().token_limit();
+        for openai in [
+            OpenAiCompatible::DEFAULT_BASE_URL,
+            "https://API.OpenAI.com/v1/",
+            "https://api.openai.com:443/v1",
+        ] {
+            assert_eq!(
+                field(openai),
+                TokenLimitField::MaxCompletionTokens,
+                "{openai}"
+            );
+        }
+        for other in [
+            "http://127.0.0.1:8080/v1",
+            "https://api.openai.com.example/v1",
+            "https://openrouter.ai/api/v1",
+            "http://localhost:11434/v1",
+        ] {
+            assert_eq!(field(other), TokenLimitField::MaxTokens, "{other}");
+        }
+        let messages = [Message::user("hi")];
+        let request = Request {
+            messages: &messages,
+            tools: &[],
+            tool_choice: &ToolChoice::Auto,
+            deadline: None,
+            max_tokens: Some(30),
+            temperature: None,
+        };
+        let body = OpenAiCompatible::new(OpenAiCompatible::DEFAULT_BASE_URL, "o3")
+            .unwrap()
+            .request_body(&request)
+            .unwrap();
+        assert_eq!(
+            (body.get("max_tokens"), &body["max_completion_tokens"]),
+            (None, &json!(30))
+        );
+        let body = OpenAiCompatible::new(OpenAiCompatible::DEFAULT_BASE_URL, "o3")
+            .unwrap()
+            .token_limit_field(TokenLimitField::MaxTokens)
+            .request_body(&request)
+            .unwrap();
+        assert_eq!(
+            (&body["max_tokens"], body.get("max_completion_tokens")),
+            (&json!(30), None)
         );
     }
 

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use toolsmith::Registry;
 use toolsmith_agent::{
     AgentError, Delta, LanguageModel, LmError, Message, OpenAiCompatible, Question, QuestionAnswer,
-    ReAct, Request, ToolCall, ToolChoice, Usage,
+    ReAct, Request, TokenLimitField, ToolCall, ToolChoice, Usage,
 };
 
 const KEY: &str = "sk-test-9f8e7d6c5b4a";
@@ -744,5 +744,54 @@ fn the_fake_refuses_stream_options_without_a_stream_as_the_api_does() {
     assert!(
         text.contains("expected a boolean, but got a string"),
         "{text}"
+    );
+}
+
+#[test]
+fn a_token_limit_goes_in_the_member_the_server_reads() {
+    // A reasoning model at OpenAI refuses `max_tokens`, as the fake does: the client says
+    // which member its server reads, `max_completion_tokens` at OpenAI's own API.
+    let server = FakeServer::start(vec![Reply::text("Hi."), Reply::text("Hi.")]);
+    let limited = Request {
+        messages: &[Message::user("hi")],
+        max_tokens: Some(64),
+        ..hi()
+    };
+    let reasoning = |field| {
+        OpenAiCompatible::new(server.base_url(), "o4-mini")
+            .unwrap()
+            .backoff(Duration::from_millis(1))
+            .token_limit_field(field)
+    };
+    let refused = reasoning(TokenLimitField::MaxTokens)
+        .complete_blocking(limited)
+        .unwrap_err();
+    assert!(
+        matches!(refused, LmError::Status { status: 400, .. })
+            && refused
+                .to_string()
+                .contains("Use 'max_completion_tokens' instead"),
+        "{refused}"
+    );
+    let reply = reasoning(TokenLimitField::MaxCompletionTokens)
+        .complete_blocking(limited)
+        .expect("a reply");
+    assert_eq!(reply.message.content.as_deref(), Some("Hi."));
+    // A compatible server (the default for any base URL but OpenAI's) reads `max_tokens`.
+    let compatible = client(&server).complete_blocking(limited).expect("a reply");
+    assert_eq!(compatible.message.content.as_deref(), Some("Hi."));
+    let limits: Vec<(Option<u64>, Option<u64>)> = server
+        .requests()
+        .iter()
+        .map(|seen| {
+            (
+                seen.body["max_tokens"].as_u64(),
+                seen.body["max_completion_tokens"].as_u64(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        limits,
+        [(Some(64), None), (None, Some(64)), (Some(64), None)]
     );
 }

@@ -8,7 +8,9 @@
 //! usage in a chunk of no choices when `stream_options.include_usage` asks for it, then
 //! `data: [DONE]`). A stream can be cut short, broken off, paced, or end in an error object.
 //! A request whose `stream` is no boolean, or that sets `stream_options` without streaming,
-//! is refused with a 400 as the API refuses it, and takes no reply of the script.
+//! or that sets `max_tokens` for a reasoning model (`o1`, `o3`, `o4-mini`, `gpt-5`: they
+//! take only `max_completion_tokens`), is refused with a 400 as the API refuses it, and takes
+//! no reply of the script.
 //!
 //! Shared by this crate's tests and the CLI's (included with `#[path]`).
 
@@ -256,6 +258,27 @@ fn chunks(
     events
 }
 
+/// Why the API would refuse a request, if it would: its streaming fields, or its token limit.
+fn check_request(body: &Value) -> Option<(&'static str, String)> {
+    check_stream(body).or_else(|| check_token_limit(body))
+}
+
+/// OpenAI's reasoning models refuse the deprecated `max_tokens`.
+fn check_token_limit(body: &Value) -> Option<(&'static str, String)> {
+    let model = body.get("model").and_then(Value::as_str).unwrap_or("");
+    let reasoning = ["o1", "o3", "o4", "gpt-5"]
+        .iter()
+        .any(|family| model == *family || model.starts_with(&format!("{family}-")));
+    (reasoning && body.get("max_tokens").is_some()).then(|| {
+        (
+            "max_tokens",
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use \
+             'max_completion_tokens' instead."
+                .to_owned(),
+        )
+    })
+}
+
 /// Why the API would refuse a request's streaming fields, if it would.
 fn check_stream(body: &Value) -> Option<(&'static str, String)> {
     let stream = body.get("stream");
@@ -368,11 +391,15 @@ fn serve(server: &tiny_http::Server, seen: &Mutex<Vec<Seen>>, script: Vec<Reply>
             });
         let reply = if request.url() != "/v1/chat/completions" {
             Reply::error(404, "no such endpoint")
-        } else if let Some((param, message)) = check_stream(&body) {
+        } else if let Some((param, message)) = check_request(&body) {
+            let code = match param {
+                "max_tokens" => json!("unsupported_parameter"),
+                _ => Value::Null,
+            };
             Reply::raw(
                 400,
                 json!({"error": {"message": message, "type": "invalid_request_error",
-                                 "param": param, "code": null}})
+                                 "param": param, "code": code}})
                 .to_string(),
             )
         } else {
