@@ -8,7 +8,8 @@
 //! gets a parse error (`-32700`, `"id": null`), JSON that is not a JSON-RPC message gets an
 //! invalid request (`-32600`) with the request's id where it has one (else `null`, as JSON-RPC
 //! 2.0 asks), and a line over the size limit gets an invalid request with the id read from the
-//! line's first bytes where it can be found there. A leading UTF-8 byte order mark is dropped.
+//! line as it passes (wherever in the object it is; the line itself is never held). A leading
+//! UTF-8 byte order mark is dropped.
 //!
 //! Before the handshake, a request other than `initialize` (or `ping`, or one carrying its
 //! protocol version in `_meta` as protocol 2026-07-28 allows) is answered with an error saying
@@ -47,9 +48,6 @@ use crate::error::ServeError;
 use crate::intake::{CallIntake, ToolAnswer, ToolCall, UTF8_BOM};
 use crate::server::McpServer;
 
-/// How much of an oversized line is kept to find its id in.
-const ID_SCAN_BYTES: usize = 4096;
-
 /// An MCP server transport over a reader and a writer: one JSON-RPC message per line each way.
 ///
 /// Every line gets an answer, as rmcp's own stream transport does not promise: one that is not
@@ -62,8 +60,8 @@ pub struct LineTransport<R, W> {
     read: BufReader<R>,
     line: Vec<u8>,
     max_line_bytes: usize,
-    /// The start of a line over the limit, kept until its newline: where its id is looked for.
-    oversized: Option<Vec<u8>>,
+    /// The outline of a line over the limit, read as it passes, until its newline.
+    oversized: Option<Outline>,
     write: Arc<Writer<W>>,
     /// Serving an [`McpServer`]: the places for its calls. Calls then carry their arguments'
     /// text and their place to the server.
@@ -110,15 +108,40 @@ impl WaitingCall {
 /// A message is queued as it is handed over, in order; whichever send then holds the writer
 /// writes everything queued by then in one go. Answers finished together (a burst of pipelined
 /// calls) leave in one write, rather than costing a system call and a wake of the client each.
-/// A failed write loses what it held, and the sends that queued it may report success; the
-/// stream is broken by then, and the next send reports the error.
+///
+/// A write given up part way (its send's future dropped, as rmcp's loop drops a `receive` that
+/// was answering a bad line) goes on from where it stopped at the next send, so no message is
+/// cut or sent twice. A failed write breaks the writer: that send and every later one answer
+/// the error, the sends whose messages it held included.
 struct Writer<W> {
     queued: std::sync::Mutex<Vec<u8>>,
-    /// The writer, and a spare buffer the queue is swapped with.
-    out: Mutex<(W, Vec<u8>)>,
+    out: Mutex<Out<W>>,
+}
+
+/// The writer and what it is writing.
+struct Out<W> {
+    write: W,
+    /// The bytes being written (a spare buffer the queue is swapped with, when empty).
+    batch: Vec<u8>,
+    /// How many of them are written.
+    written: usize,
+    /// Why the stream broke, once a write failed.
+    broken: Option<(std::io::ErrorKind, String)>,
 }
 
 impl<W: AsyncWrite + Unpin> Writer<W> {
+    fn new(write: W) -> Self {
+        Writer {
+            queued: std::sync::Mutex::new(Vec::new()),
+            out: Mutex::new(Out {
+                write,
+                batch: Vec::new(),
+                written: 0,
+                broken: None,
+            }),
+        }
+    }
+
     fn queue(&self, bytes: &[u8]) {
         self.queued
             .lock()
@@ -127,29 +150,56 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
     }
 
     /// Writes and flushes what is queued, if anything: an earlier send may have written it.
+    /// Cancel-safe: each step either wrote its bytes, counted, or wrote nothing.
     async fn write_queued(&self) -> std::io::Result<()> {
         let mut out = self.out.lock().await;
-        let (write, batch) = &mut *out;
-        std::mem::swap(
-            batch,
-            &mut self
+        let out = &mut *out;
+        if let Some((kind, message)) = &out.broken {
+            return Err(std::io::Error::new(*kind, message.clone()));
+        }
+        {
+            let mut queued = self
                 .queued
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        if batch.is_empty() {
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if out.batch.is_empty() {
+                std::mem::swap(&mut out.batch, &mut queued);
+            } else {
+                out.batch.extend_from_slice(&queued);
+                queued.clear();
+            }
+        }
+        if out.batch.is_empty() {
             return Ok(());
         }
-        let written = write.write_all(batch).await;
-        batch.clear();
-        written?;
-        write.flush().await
+        let written = out.write_batch().await;
+        if let Err(error) = &written {
+            out.broken = Some((error.kind(), error.to_string()));
+            out.batch.clear();
+            out.written = 0;
+        }
+        written
     }
 
     /// Writes what is queued, then closes the stream.
     async fn close(&self) -> std::io::Result<()> {
         self.write_queued().await?;
-        self.out.lock().await.0.shutdown().await
+        self.out.lock().await.write.shutdown().await
+    }
+}
+
+impl<W: AsyncWrite + Unpin> Out<W> {
+    /// Writes the rest of the batch and flushes.
+    async fn write_batch(&mut self) -> std::io::Result<()> {
+        while self.written < self.batch.len() {
+            match self.write.write(&self.batch[self.written..]).await? {
+                0 => return Err(std::io::ErrorKind::WriteZero.into()),
+                wrote => self.written += wrote,
+            }
+        }
+        self.batch.clear();
+        self.written = 0;
+        self.write.flush().await
     }
 }
 
@@ -166,10 +216,7 @@ where
             line: Vec::new(),
             max_line_bytes,
             oversized: None,
-            write: Arc::new(Writer {
-                queued: std::sync::Mutex::new(Vec::new()),
-                out: Mutex::new((write, Vec::new())),
-            }),
+            write: Arc::new(Writer::new(write)),
             places: None,
             waiting: None,
             handshake: true,
@@ -187,22 +234,20 @@ where
             let newline = available.iter().position(|&b| b == b'\n');
             let take = newline.map_or(available.len(), |at| at + 1);
             let chunk = &available[..take];
-            if let Some(start) = &mut self.oversized {
-                let room = ID_SCAN_BYTES.saturating_sub(start.len());
-                start.extend_from_slice(&chunk[..room.min(chunk.len())]);
+            if let Some(outline) = &mut self.oversized {
+                outline.feed(chunk);
             } else if self.line.len().saturating_add(take) > self.max_line_bytes {
-                let mut start = std::mem::take(&mut self.line);
-                start.truncate(ID_SCAN_BYTES);
-                let room = ID_SCAN_BYTES.saturating_sub(start.len());
-                start.extend_from_slice(&chunk[..room.min(chunk.len())]);
-                self.oversized = Some(start);
+                let mut outline = Outline::of(&self.line);
+                outline.feed(chunk);
+                self.line.clear();
+                self.oversized = Some(outline);
             } else {
                 self.line.extend_from_slice(chunk);
             }
             self.read.consume(take);
             if newline.is_some() {
                 return Ok(match self.oversized.take() {
-                    Some(start) => Line::Oversized(start),
+                    Some(outline) => Line::Oversized(outline),
                     None => Line::Complete,
                 });
             }
@@ -434,8 +479,8 @@ where
 enum Line {
     /// `self.line` holds a whole line.
     Complete,
-    /// A line over the limit, dropped; its first bytes.
-    Oversized(Vec<u8>),
+    /// A line over the limit, dropped; its outline.
+    Oversized(Outline),
     Eof,
 }
 
@@ -565,8 +610,8 @@ where
             }
             let answer = match self.read_line().await.ok()? {
                 Line::Eof => return None,
-                Line::Oversized(start) => Some((
-                    top_level_id(&start),
+                Line::Oversized(outline) => Some((
+                    outline.id(),
                     ErrorData::invalid_request(
                         format!(
                             "Request too large: over the server's limit of {} bytes",
@@ -621,9 +666,11 @@ where
 /// A line that is not JSON is dropped, as rmcp and the other official SDKs do (answering it
 /// could start an exchange of errors); a request from the server that does not read as one is
 /// answered as an invalid request, with its id; anything else unreadable is dropped with a log
-/// line. A line over the bound is dropped too, but an answer whose start shows its id fails its
-/// request at once (rmcp would leave the call waiting), and a request whose start shows its id
-/// is answered as too large.
+/// line. A line over the bound is dropped too, but an answer whose id can be read from it (as
+/// it passes, wherever the id is) fails its request at once (rmcp would leave the call
+/// waiting), and such a request is answered as too large. An answer no reader takes (an error
+/// without its message, say) fails its request too, with the reader's words, where rmcp would
+/// drop it and leave the call waiting for good.
 pub(crate) struct ClientLines<R, W>(LineTransport<R, W>);
 
 impl<R, W> ClientLines<R, W>
@@ -662,18 +709,27 @@ where
                     return None;
                 }
                 Ok(Line::Eof) => return None,
-                Ok(Line::Oversized(start)) => {
+                Ok(Line::Oversized(outline)) => {
                     let limit = lines.max_line_bytes;
-                    match oversized_from_server(&start, limit) {
-                        Oversized::Answer(id, error) => {
+                    let problem = || format!("over the client's limit of {limit} bytes");
+                    let data = || serde_json::json!({"max_message_bytes": limit});
+                    match from_server(&outline) {
+                        FromServer::Answer(id) => {
+                            let error = ErrorData::internal_error(
+                                format!("the server's answer is {}", problem()),
+                                Some(data()),
+                            );
                             return Some(JsonRpcMessage::error(error, Some(id)));
                         }
-                        Oversized::Request(id, error) => Some((id, error)),
-                        Oversized::Unknown => {
-                            tracing::warn!(
-                                "a message from the server over the limit of {limit} bytes \
-                                 was dropped"
-                            );
+                        FromServer::Request(id) => Some((
+                            id,
+                            ErrorData::invalid_request(
+                                format!("Request too large: {}", problem()),
+                                Some(data()),
+                            ),
+                        )),
+                        FromServer::Other => {
+                            tracing::warn!("a message from the server {} was dropped", problem());
                             None
                         }
                     }
@@ -681,8 +737,8 @@ where
                 Ok(Line::Complete) => {
                     let line = std::mem::take(&mut lines.line);
                     let text = message_text(&line);
-                    let answer = if is_blank(text) {
-                        None
+                    let read = if is_blank(text) {
+                        Unreadable::Blank
                     } else {
                         match read_from_server(text) {
                             Ok(message) => {
@@ -693,7 +749,13 @@ where
                         }
                     };
                     lines.line = recycle(line);
-                    answer
+                    match read {
+                        Unreadable::Blank => None,
+                        Unreadable::Answer(id, error) => {
+                            return Some(JsonRpcMessage::error(error, Some(id)));
+                        }
+                        Unreadable::Request(id, error) => Some((id, error)),
+                    }
                 }
             };
             if let Some((id, error)) = answer {
@@ -717,68 +779,63 @@ fn read_from_server(text: &[u8]) -> serde_json::Result<RxJsonRpcMessage<RoleClie
     }
 }
 
-/// A line from a server over the client's limit, by what its first bytes say it is.
-enum Oversized {
-    /// An answer to the request `id`: the request fails at once with this error, rather
-    /// than waiting for an answer that was dropped.
-    Answer(RequestId, ErrorData),
-    /// The server's request `id`: answered with this error.
-    Request(RequestId, ErrorData),
-    /// Neither can be told (a notification, or an id past the bytes kept): dropped.
-    Unknown,
+/// A message from a server that cannot be read whole, by what its outline says it is.
+enum FromServer {
+    /// An answer to the request with this id: the request fails at once, rather than waiting
+    /// for an answer that was dropped.
+    Answer(RequestId),
+    /// The server's request with this id: answered with an error.
+    Request(RequestId),
+    /// Neither can be told (a notification, no readable id): dropped.
+    Other,
 }
 
-fn oversized_from_server(start: &[u8], limit: usize) -> Oversized {
-    let Some(id) = top_level_id(start) else {
-        return Oversized::Unknown;
-    };
-    let member = |key: &[u8]| top_level_member(start, key).is_some();
-    if member(b"\"method\"") {
-        Oversized::Request(
-            id,
-            ErrorData::invalid_request(
-                format!("Request too large: over the client's limit of {limit} bytes"),
-                Some(serde_json::json!({"max_message_bytes": limit})),
-            ),
-        )
-    } else if member(b"\"result\"") || member(b"\"error\"") {
-        Oversized::Answer(
-            id,
-            ErrorData::internal_error(
-                format!("the server's answer is over the client's limit of {limit} bytes"),
-                Some(serde_json::json!({"max_message_bytes": limit})),
-            ),
-        )
-    } else {
-        Oversized::Unknown
+fn from_server(outline: &Outline) -> FromServer {
+    match outline.id() {
+        Some(id) if outline.method => FromServer::Request(id),
+        Some(id) if outline.result || outline.error => FromServer::Answer(id),
+        _ => FromServer::Other,
     }
 }
 
-/// What a line from a server that is not a message gets back, if anything: a request (a
-/// `method` and an `id`) is told it is invalid; the rest is dropped.
-fn unreadable_from_server(
-    line: &[u8],
-    error: &serde_json::Error,
-) -> Option<(RequestId, ErrorData)> {
-    let value: Option<Value> = match error.classify() {
-        serde_json::error::Category::Data => serde_json::from_slice(line).ok(),
-        _ => None,
-    };
-    let request = value.as_ref().and_then(|value| {
-        value.get("method")?;
-        serde_json::from_value::<RequestId>(value.get("id")?.clone()).ok()
-    });
-    let Some(id) = request else {
-        tracing::debug!("dropped a line from the server that is not an MCP message: {error}");
-        return None;
-    };
-    Some((
-        id,
-        ErrorData::invalid_request(
-            format!("Invalid request: not an MCP message ({error})"),
-            None,
+/// What becomes of a line from a server that is not an MCP message.
+enum Unreadable {
+    /// Nothing: a blank line, or one nobody waits on.
+    Blank,
+    /// An answer to this request, which fails with this error instead of waiting for good.
+    Answer(RequestId, ErrorData),
+    /// The server's request, answered with this error.
+    Request(RequestId, ErrorData),
+}
+
+/// What a line from a server that does not read as an MCP message becomes: an answer (an `id`
+/// with a `result` or an `error`) fails its request with the reader's words; a request (a
+/// `method` and an `id`) in JSON is told it is invalid; the rest is dropped. A line that is not
+/// JSON is never answered (that could start an exchange of errors), only read for an answer.
+fn unreadable_from_server(line: &[u8], error: &serde_json::Error) -> Unreadable {
+    let outline = Outline::of(line);
+    match from_server(&outline) {
+        FromServer::Answer(id) => Unreadable::Answer(
+            id,
+            ErrorData::internal_error(
+                format!("the server's answer could not be read: {error}"),
+                None,
+            ),
         ),
-    ))
+        FromServer::Request(id) if error.classify() == serde_json::error::Category::Data => {
+            Unreadable::Request(
+                id,
+                ErrorData::invalid_request(
+                    format!("Invalid request: not an MCP message ({error})"),
+                    None,
+                ),
+            )
+        }
+        _ => {
+            tracing::debug!("dropped a line from the server that is not an MCP message: {error}");
+            Unreadable::Blank
+        }
+    }
 }
 
 /// A line without its line break and a leading byte order mark: the message's text.
@@ -799,67 +856,161 @@ fn recycle(mut line: Vec<u8>) -> Vec<u8> {
     line
 }
 
-/// The `id` of the JSON object that `start` begins, when its value is within `start`: a key
-/// `"id"` at the top level followed by a number or a string without escapes.
-fn top_level_id(start: &[u8]) -> Option<RequestId> {
-    id_value(start, top_level_member(start, b"\"id\"")?)
+/// What the top level of a JSON object says about itself, read a piece at a time as its bytes
+/// pass (a line too long to keep, or one no reader takes): its `id`, and whether it has a
+/// `method`, a `result` or an `error`. Bounded memory whatever the line; wherever in the object
+/// the members are (the TypeScript SDK writes `id` last).
+///
+/// Keys are read as written: one spelled with escapes is not recognized. An `id` is taken only
+/// when its value ends within the object (a `,` or the closing brace follows it), and only
+/// when the object has one `id`.
+#[derive(Debug, Default)]
+struct Outline {
+    /// Nesting outside strings: 1 inside the top-level object.
+    depth: usize,
+    /// Whether the top-level object has ended (what follows is not read).
+    ended: bool,
+    in_string: bool,
+    escaped: bool,
+    /// At the top level: whether a `:` was read since the last `,` (a value comes, not a key).
+    in_value: bool,
+    /// The top-level key being read or last read, while it can still be one of ours.
+    key: Vec<u8>,
+    /// Whether the key being read has run past what ours are, or holds an escape.
+    key_other: bool,
+    /// The `id`'s value as written, while it is being read.
+    id_text: Option<Vec<u8>>,
+    /// The `id`'s value once it ended; `Err` when it could not be taken.
+    id: Option<Result<Vec<u8>, ()>>,
+    method: bool,
+    result: bool,
+    error: bool,
 }
 
-/// Where the value of the first member `key` (quoted, without escapes) at the top level of the
-/// JSON object that `start` begins starts, when the key is within `start`.
-fn top_level_member(start: &[u8], key: &[u8]) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < start.len() {
-        match start[i] {
-            b'{' | b'[' => depth += 1,
-            b'}' | b']' => depth = depth.saturating_sub(1),
+/// The longest top-level key an [`Outline`] looks for (`method`, `result`).
+const OUTLINE_KEY_BYTES: usize = 6;
+/// The longest `id` an [`Outline`] keeps.
+const OUTLINE_ID_BYTES: usize = 256;
+
+impl Outline {
+    /// The outline of a whole text.
+    fn of(text: &[u8]) -> Outline {
+        let mut outline = Outline::default();
+        outline.feed(text);
+        outline
+    }
+
+    /// Reads the next bytes.
+    fn feed(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if self.ended {
+                return;
+            }
+            self.step(byte);
+        }
+    }
+
+    fn step(&mut self, byte: u8) {
+        let top = self.depth == 1;
+        if top && self.in_value && !self.key_other && self.key == b"id" {
+            self.id_byte(byte);
+        }
+        if self.in_string {
+            if self.escaped {
+                self.escaped = false;
+            } else if byte == b'\\' {
+                self.escaped = true;
+                if top && !self.in_value {
+                    self.key_other = true;
+                }
+            } else if byte == b'"' {
+                self.in_string = false;
+            } else if top && !self.in_value && !self.key_other {
+                if self.key.len() < OUTLINE_KEY_BYTES {
+                    self.key.push(byte);
+                } else {
+                    self.key_other = true;
+                }
+            }
+            return;
+        }
+        match byte {
             b'"' => {
-                let end = string_end(start, i)?;
-                if depth == 1 && &start[i..=end] == key {
-                    let rest = skip_space(start, end + 1);
-                    if start.get(rest) == Some(&b':') {
-                        return Some(skip_space(start, rest + 1));
+                self.in_string = true;
+                if top && !self.in_value {
+                    self.key.clear();
+                    self.key_other = false;
+                }
+            }
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                if top {
+                    self.end_value();
+                    self.ended = true;
+                }
+                self.depth = self.depth.saturating_sub(1);
+            }
+            b':' if top && !self.in_value => {
+                self.in_value = true;
+                if !self.key_other {
+                    match self.key.as_slice() {
+                        b"id" => {
+                            self.id = match self.id {
+                                None => {
+                                    self.id_text = Some(Vec::new());
+                                    None
+                                }
+                                // Two ids: neither is taken.
+                                Some(_) => Some(Err(())),
+                            }
+                        }
+                        b"method" => self.method = true,
+                        b"result" => self.result = true,
+                        b"error" => self.error = true,
+                        _ => {}
                     }
                 }
-                i = end;
+            }
+            b',' if top => {
+                self.end_value();
+                self.in_value = false;
+                self.key.clear();
+                self.key_other = true;
             }
             _ => {}
         }
-        i += 1;
     }
-    None
-}
 
-/// Where the string starting at `open` (a quote) ends: its closing quote.
-fn string_end(text: &[u8], open: usize) -> Option<usize> {
-    let mut i = open + 1;
-    while i < text.len() {
-        match text[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
+    /// A byte of the top-level `id`'s value (the `,` or brace ending it included, dropped at
+    /// its end).
+    fn id_byte(&mut self, byte: u8) {
+        if let Some(text) = &mut self.id_text {
+            if text.len() < OUTLINE_ID_BYTES {
+                text.push(byte);
+            } else {
+                self.id_text = None;
+                self.id = Some(Err(()));
+            }
         }
     }
-    None
-}
 
-fn skip_space(text: &[u8], mut i: usize) -> usize {
-    while text.get(i).is_some_and(u8::is_ascii_whitespace) {
-        i += 1;
+    /// The end of a top-level value: the `id`'s, if it was the one being read.
+    fn end_value(&mut self) {
+        if let Some(mut text) = self.id_text.take() {
+            text.pop();
+            if self.id.is_none() {
+                self.id = Some(Ok(text));
+            }
+        }
     }
-    i
-}
 
-fn id_value(text: &[u8], at: usize) -> Option<RequestId> {
-    let rest = text.get(at..)?;
-    let end = if rest.first() == Some(&b'"') {
-        string_end(text, at)? - at + 1
-    } else {
-        rest.iter()
-            .position(|b| !(b.is_ascii_digit() || *b == b'-'))?
-    };
-    serde_json::from_slice(&rest[..end]).ok()
+    /// The object's `id`, when it has one that reads as a request id.
+    fn id(&self) -> Option<RequestId> {
+        match &self.id {
+            Some(Ok(text)) => serde_json::from_slice(text.trim_ascii()).ok(),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -905,7 +1056,180 @@ mod tests {
     }
 
     fn id(text: &str) -> Option<String> {
-        top_level_id(text.as_bytes()).map(|id| id.to_string())
+        Outline::of(text.as_bytes()).id().map(|id| id.to_string())
+    }
+
+    /// The outline of `text` fed in pieces of every size: the same as read whole.
+    fn outline_in_pieces(text: &str) -> (Option<String>, bool, bool, bool) {
+        let whole = Outline::of(text.as_bytes());
+        let read = |outline: &Outline| {
+            (
+                outline.id().map(|id| id.to_string()),
+                outline.method,
+                outline.result,
+                outline.error,
+            )
+        };
+        for size in 1..=text.len().max(1) {
+            let mut outline = Outline::default();
+            for piece in text.as_bytes().chunks(size) {
+                outline.feed(piece);
+            }
+            assert_eq!(read(&outline), read(&whole), "{text} in pieces of {size}");
+        }
+        read(&whole)
+    }
+
+    #[test]
+    fn an_outline_finds_the_top_level_id_wherever_it_is_and_in_any_pieces() {
+        // The TypeScript SDK writes `id` last.
+        assert_eq!(
+            outline_in_pieces(r#"{"result":{"id":1,"x":[{"id":2}]},"jsonrpc":"2.0","id":7}"#),
+            (Some("7".into()), false, true, false)
+        );
+        assert_eq!(
+            outline_in_pieces(r#" {"method" : "x", "params":{"error":1}, "id" : "a,}b" } "#),
+            (Some("a,}b".into()), true, false, false)
+        );
+        assert_eq!(
+            outline_in_pieces(r#"{"error":{"code":1,"message":"\"id\":3,"},"id":-4}"#),
+            (Some("-4".into()), false, false, true)
+        );
+        // Not taken: two ids, an id whose value never ends, one spelled with escapes, one
+        // that is no request id, a key that only starts like ours.
+        for text in [
+            r#"{"id":1,"id":2,"result":{}}"#,
+            r#"{"result":{},"id":12"#,
+            r#"{"result":{},"\u0069d":3}"#,
+            r#"{"result":{},"id":{"n":1}}"#,
+            r#"{"result":{},"id":1.5}"#,
+            r#"{"result":{},"idx":3}"#,
+            r#"["id",3]"#,
+        ] {
+            assert_eq!(outline_in_pieces(text).0, None, "{text}");
+        }
+        assert!(!outline_in_pieces(r#"{"results":1,"methods":2,"errors":3}"#).1);
+        let long_id = format!(r#"{{"result":{{}},"id":"{}"}}"#, "x".repeat(300));
+        assert_eq!(id(&long_id), None);
+    }
+
+    proptest! {
+        /// Whatever a message holds and wherever its id is, the outline reads the id serde
+        /// reads.
+        #[test]
+        fn an_outline_reads_the_id_serde_reads(
+            members in proptest::collection::btree_map("[a-z\"\\\\]{0,3}", member_value(), 0..4),
+            id in prop_oneof![any::<i64>().prop_map(Value::from), "[a-z\"\\\\,}]{0,5}".prop_map(Value::from)],
+            at in 0usize..5,
+        ) {
+            let mut object: Vec<(String, Value)> = members
+                .into_iter()
+                .filter(|(key, _)| key != "id")
+                .collect();
+            object.insert(at.min(object.len()), ("id".to_owned(), id.clone()));
+            let text = format!(
+                "{{{}}}",
+                object
+                    .iter()
+                    .map(|(key, value)| format!("{}:{value}", Value::from(key.as_str())))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            );
+            let expected = serde_json::from_value::<RequestId>(id).ok();
+            prop_assert_eq!(Outline::of(text.as_bytes()).id(), expected, "{}", text);
+        }
+    }
+
+    /// A writer whose writes take a few bytes at a time and can be told to fail.
+    struct Trickle {
+        out: Arc<std::sync::Mutex<Vec<u8>>>,
+        fail: Arc<std::sync::atomic::AtomicBool>,
+    }
+
+    impl AsyncWrite for Trickle {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            cx: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            use std::task::Poll;
+            if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
+                return Poll::Ready(Err(std::io::ErrorKind::BrokenPipe.into()));
+            }
+            // Every other poll is not ready: a write is always under way when it is dropped.
+            static TURN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !TURN.fetch_xor(true, std::sync::atomic::Ordering::SeqCst) {
+                cx.waker().wake_by_ref();
+                return Poll::Pending;
+            }
+            let n = buf.len().min(3);
+            self.out.lock().unwrap().extend_from_slice(&buf[..n]);
+            Poll::Ready(Ok(n))
+        }
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_write_given_up_part_way_goes_on_where_it_stopped() {
+        let out = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let fail = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = Arc::new(Writer::new(Trickle {
+            out: Arc::clone(&out),
+            fail: Arc::clone(&fail),
+        }));
+        let mut lines = Vec::new();
+        for i in 0..40 {
+            let line = format!("{{\"n\":{i}}}\n");
+            lines.push(line.clone());
+            let send = send_encoded(&writer, Ok(line.into_bytes()));
+            // Every third send is given up after a few polls, part way through its write.
+            if i % 3 == 0 {
+                let mut send = std::pin::pin!(send);
+                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                for _ in 0..3 {
+                    assert!(send.as_mut().poll(&mut cx).is_pending());
+                }
+            } else {
+                send.await.unwrap();
+            }
+        }
+        send_encoded(&writer, Ok(Vec::new())).await.unwrap();
+        assert_eq!(
+            String::from_utf8(out.lock().unwrap().clone()).unwrap(),
+            lines.concat()
+        );
+
+        // A failed write fails the send that made it and every one after.
+        fail.store(true, std::sync::atomic::Ordering::SeqCst);
+        let first = send_encoded(&writer, Ok(b"{}\n".to_vec()));
+        let second = send_encoded(&writer, Ok(b"{}\n".to_vec()));
+        assert_eq!(
+            first.await.unwrap_err().kind(),
+            std::io::ErrorKind::BrokenPipe
+        );
+        fail.store(false, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(
+            second.await.unwrap_err().kind(),
+            std::io::ErrorKind::BrokenPipe
+        );
+        assert_eq!(
+            send_encoded(&writer, Ok(b"{}\n".to_vec()))
+                .await
+                .unwrap_err()
+                .kind(),
+            std::io::ErrorKind::BrokenPipe
+        );
     }
 
     /// What rmcp's own reader makes of `line`: the message as JSON, or that it is not one.
@@ -1381,7 +1705,7 @@ mod tests {
     }
 
     /// An answer over the client's limit fails its request at once, and a request over it is
-    /// answered as too large, each by the id read from its start.
+    /// answered as too large, each by the id read from it.
     #[tokio::test]
     async fn an_oversized_answer_fails_its_call_and_an_oversized_request_is_answered() {
         use tokio::io::AsyncWriteExt;
@@ -1415,5 +1739,32 @@ mod tests {
         let refused: Value = serde_json::from_str(&line).unwrap();
         assert_eq!(refused["id"], "r", "{line}");
         assert_eq!(refused["error"]["code"], -32600, "{line}");
+    }
+
+    /// An answer over the limit with its id after the rest, as the TypeScript SDK writes
+    /// them, and an answer no reader takes, each fail their call rather than leave it waiting.
+    #[tokio::test]
+    async fn an_answer_too_long_or_unreadable_fails_its_call_wherever_its_id_is() {
+        use tokio::io::AsyncWriteExt;
+        let (mut client, mut server) = client_end();
+        let padding = "x".repeat(5000);
+        let long = format!(
+            "{{\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{padding}\"}}]}},\"jsonrpc\":\"2.0\",\"id\":7}}\n"
+        );
+        // An error without its `message`: rmcp cannot read it.
+        let unreadable = "{\"jsonrpc\":\"2.0\",\"id\":8,\"error\":{\"code\":-32000}}\n";
+        server.write_all(long.as_bytes()).await.unwrap();
+        server.write_all(unreadable.as_bytes()).await.unwrap();
+        for (id, words) in [
+            (7, "over the client's limit of 256 bytes"),
+            (8, "could not be read"),
+        ] {
+            let received = tokio::time::timeout(Duration::from_secs(10), client.receive()).await;
+            let Ok(Some(JsonRpcMessage::Error(failed))) = received else {
+                panic!("answer {id} did not fail its call: {received:?}");
+            };
+            assert_eq!(failed.id, Some(RequestId::Number(id)));
+            assert!(failed.error.message.contains(words), "{failed:?}");
+        }
     }
 }
