@@ -69,13 +69,17 @@ impl TokenLimitField {
     }
 
     /// The field a server at `base_url` reads: `max_completion_tokens` for OpenAI's own API
-    /// (host `api.openai.com`), `max_tokens` for any other.
+    /// (host `api.openai.com`, or a regional one such as `eu.api.openai.com`), `max_tokens`
+    /// for any other.
     fn for_base_url(base_url: &str) -> Self {
         let host = reqwest::Url::parse(base_url)
             .ok()
             .and_then(|url| url.host_str().map(str::to_ascii_lowercase));
-        match host.as_deref() {
-            Some("api.openai.com") => TokenLimitField::MaxCompletionTokens,
+        let host = host.as_deref().map(|host| host.trim_end_matches('.'));
+        match host {
+            Some(host) if host == "api.openai.com" || host.ends_with(".api.openai.com") => {
+                TokenLimitField::MaxCompletionTokens
+            }
             _ => TokenLimitField::MaxTokens,
         }
     }
@@ -101,7 +105,7 @@ impl OpenAiCompatible {
     /// A client of `model` at `base_url` (the part before `/chat/completions`, such as
     /// `https://api.openai.com/v1`), without a key; 60 s per request, 3 retries from 500 ms.
     /// A request's token limit goes in the member the server reads: `max_completion_tokens`
-    /// at OpenAI's own API, `max_tokens` elsewhere ([`token_limit_field`](Self::token_limit_field)
+    /// at OpenAI's own API (`api.openai.com` and its regional hosts), `max_tokens` elsewhere ([`token_limit_field`](Self::token_limit_field)
     /// says which for a proxy in front of OpenAI).
     ///
     /// # Errors
@@ -705,6 +709,8 @@ mod tests {
             OpenAiCompatible::DEFAULT_BASE_URL,
             "https://API.OpenAI.com/v1/",
             "https://api.openai.com:443/v1",
+            "https://eu.api.openai.com/v1",
+            "https://api.openai.com./v1",
         ] {
             assert_eq!(
                 field(openai),
@@ -715,6 +721,7 @@ mod tests {
         for other in [
             "http://127.0.0.1:8080/v1",
             "https://api.openai.com.example/v1",
+            "https://notapi.openai.com/v1",
             "https://openrouter.ai/api/v1",
             "http://localhost:11434/v1",
         ] {

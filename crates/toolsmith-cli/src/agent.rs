@@ -10,6 +10,7 @@ use toolsmith::{Context, InsideRuntime, block_on};
 use toolsmith_agent::{
     AgentError, Answer, AnswerText, Anthropic, BaseUrlError, Decision, Decisions, Event, EventSink,
     Gemini, LanguageModel, OpenAiCompatible, Paused, Question, QuestionAnswer, ReAct, Step,
+    TokenLimitField,
 };
 
 use crate::error::UsageError;
@@ -27,6 +28,15 @@ pub enum Provider {
     Anthropic,
     /// Google's Gemini API (generateContent).
     Gemini,
+}
+
+/// The request member an OpenAI-compatible server reads a token limit from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TokenLimit {
+    /// `max_tokens`: llama.cpp, vLLM, Ollama and most gateways.
+    MaxTokens,
+    /// `max_completion_tokens`: OpenAI's, which its reasoning models require.
+    MaxCompletionTokens,
 }
 
 /// What a provider reads from the environment, and its defaults.
@@ -88,6 +98,11 @@ pub struct AgentArgs {
     /// provider's own unless set (or `OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`).
     #[arg(long, value_name = "URL", value_parser = parse_base_url)]
     base_url: Option<String>,
+    /// Where an OpenAI request's token limit goes: `max-completion-tokens` (OpenAI's name, which
+    /// its reasoning models require) or `max-tokens` (what compatible servers read). By the
+    /// base URL unless set: the first at api.openai.com, the second elsewhere.
+    #[arg(long, value_enum, value_name = "FIELD")]
+    token_limit_field: Option<TokenLimit>,
     /// The model to ask (`OPENAI_MODEL`, `ANTHROPIC_MODEL` or `GEMINI_MODEL` unless set; else
     /// gpt-4o-mini, claude-sonnet-4-5, gemini-2.5-flash).
     #[arg(long, value_name = "NAME")]
@@ -426,13 +441,25 @@ impl AgentArgs {
             .or_else(|| variable(defaults.model_variable))
             .unwrap_or_else(|| defaults.model.to_owned());
         let bad_url = |error: BaseUrlError| UsageError::BaseUrl(error.to_string());
+        if self.token_limit_field.is_some() && self.provider != Provider::Openai {
+            return Err(UsageError::Model(
+                "--token-limit-field is for --provider openai; leave it out".to_owned(),
+            ));
+        }
         Ok(match self.provider {
-            Provider::Openai => Arc::new(
-                OpenAiCompatible::new(base_url, model)
+            Provider::Openai => {
+                let mut client = OpenAiCompatible::new(base_url, model)
                     .map_err(bad_url)?
                     .api_key(key)
-                    .strict(self.strict),
-            ),
+                    .strict(self.strict);
+                if let Some(field) = self.token_limit_field {
+                    client = client.token_limit_field(match field {
+                        TokenLimit::MaxTokens => TokenLimitField::MaxTokens,
+                        TokenLimit::MaxCompletionTokens => TokenLimitField::MaxCompletionTokens,
+                    });
+                }
+                Arc::new(client)
+            }
             Provider::Anthropic => Arc::new(
                 Anthropic::new(base_url, model)
                     .map_err(bad_url)?

@@ -425,6 +425,27 @@ fn an_agent_uses_an_mcp_servers_tools() {
 /// answered by the agent's own model, and the tool's answer is what the model reads next.
 #[test]
 fn an_mcp_servers_question_to_a_model_is_answered_by_the_agents_model() {
+    sampled(&[], "max_tokens");
+}
+
+/// `--token-limit-field`: a proxy's reasoning model (which refuses `max_tokens`, as OpenAI's
+/// do) gets a question's limit as `max_completion_tokens`.
+#[test]
+fn a_questions_token_limit_goes_in_the_field_named() {
+    sampled(
+        &[
+            "--model",
+            "o4-mini",
+            "--token-limit-field",
+            "max-completion-tokens",
+        ],
+        "max_completion_tokens",
+    );
+}
+
+/// Runs a question whose tool asks the agent's model, `extra` on the command line, and checks
+/// that the question's token limit reached the model in `field`.
+fn sampled(extra: &[&str], field: &str) {
     let Some(everything) = toolsmith_testkit::everything_command() else {
         return;
     };
@@ -438,7 +459,7 @@ fn an_mcp_servers_question_to_a_model_is_answered_by_the_agents_model() {
         Reply::text("teal"),
         Reply::calls(&[("c2", "finish", r#"{"answer": "teal"}"#)]),
     ]);
-    let out = agent(&[
+    let mut args = vec![
         "--base-url",
         server.base_url(),
         "--mcp",
@@ -446,8 +467,10 @@ fn an_mcp_servers_question_to_a_model_is_answered_by_the_agents_model() {
         "--tools",
         "trigger-sampling-request",
         "--json",
-        "A colour?",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    args.push("A colour?");
+    let out = agent(&args);
     assert_eq!(out.exit, Exit::Success, "stderr: {}", out.stderr);
     let printed: Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(printed["answer"], "teal");
@@ -465,9 +488,9 @@ fn an_mcp_servers_question_to_a_model_is_answered_by_the_agents_model() {
     // The question is the model's alone: no tools offered with it, and answered within the
     // server's limit (`maxTokens`).
     assert_eq!(asked["tools"], Value::Null, "{asked}");
-    assert_eq!(asked["max_tokens"], 20, "{asked}");
+    assert_eq!(asked[field], 20, "{asked}");
     // The agent's own steps leave the length to the server.
-    assert_eq!(requests[0].body.get("max_tokens"), None);
+    assert_eq!(requests[0].body.get(field), None);
 }
 
 /// `--provider anthropic`: the Messages API spoken natively, the key as `x-api-key` from
@@ -582,6 +605,27 @@ fn strict_tools_are_refused_for_gemini_before_any_request() {
     );
     assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
     assert!(stderr.contains("Gemini has no strict tools"), "{stderr}");
+}
+
+#[test]
+fn a_token_limit_field_is_refused_for_other_providers_before_any_request() {
+    let (code, stdout, stderr) = binary(
+        &[
+            "--provider",
+            "anthropic",
+            "--base-url",
+            "http://127.0.0.1:9",
+            "--token-limit-field",
+            "max-tokens",
+            "?",
+        ],
+        &[],
+    );
+    assert_eq!((code, stdout.as_str()), (2, ""), "{stderr}");
+    assert!(
+        stderr.contains("--token-limit-field is for --provider openai"),
+        "{stderr}"
+    );
 }
 
 /// The text of the tool message in request `index`'s messages, answering `call_id`.

@@ -71,6 +71,9 @@ pub struct LineTransport<R, W> {
     waiting: Option<WaitingCall>,
     /// Whether the handshake is still to come.
     handshake: bool,
+    /// Whether an answer to a bad line is being written: a `receive` given up while it wrote
+    /// leaves it to the next one to finish.
+    answering: bool,
 }
 
 /// The places for an [`McpServer`]'s calls, and how long a call read waits for one.
@@ -111,8 +114,11 @@ impl WaitingCall {
 ///
 /// A write given up part way (its send's future dropped, as rmcp's loop drops a `receive` that
 /// was answering a bad line) goes on from where it stopped at the next send, so no message is
-/// cut or sent twice. A failed write breaks the writer: that send and every later one answer
-/// the error, the sends whose messages it held included.
+/// cut or sent twice; a flush given up is made by the next send. (An error answer to a bad line
+/// that a `receive` gave up writing is finished by the next `receive`, should no send come
+/// first: only then does reading wait on writing, as it did while that answer was written.) A
+/// failed write breaks the writer: that send and every later one answer the error, the sends
+/// whose messages it held included.
 struct Writer<W> {
     queued: std::sync::Mutex<Vec<u8>>,
     out: Mutex<Out<W>>,
@@ -125,6 +131,8 @@ struct Out<W> {
     batch: Vec<u8>,
     /// How many of them are written.
     written: usize,
+    /// Whether bytes were written since the last flush.
+    unflushed: bool,
     /// Why the stream broke, once a write failed.
     broken: Option<(std::io::ErrorKind, String)>,
 }
@@ -137,6 +145,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                 write,
                 batch: Vec::new(),
                 written: 0,
+                unflushed: false,
                 broken: None,
             }),
         }
@@ -169,7 +178,7 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
                 queued.clear();
             }
         }
-        if out.batch.is_empty() {
+        if out.batch.is_empty() && !out.unflushed {
             return Ok(());
         }
         let written = out.write_batch().await;
@@ -189,17 +198,24 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
 }
 
 impl<W: AsyncWrite + Unpin> Out<W> {
-    /// Writes the rest of the batch and flushes.
+    /// Writes the rest of the batch, then flushes what was written.
     async fn write_batch(&mut self) -> std::io::Result<()> {
         while self.written < self.batch.len() {
             match self.write.write(&self.batch[self.written..]).await? {
                 0 => return Err(std::io::ErrorKind::WriteZero.into()),
-                wrote => self.written += wrote,
+                wrote => {
+                    self.written += wrote;
+                    self.unflushed = true;
+                }
             }
         }
         self.batch.clear();
         self.written = 0;
-        self.write.flush().await
+        if self.unflushed {
+            self.write.flush().await?;
+            self.unflushed = false;
+        }
+        Ok(())
     }
 }
 
@@ -220,6 +236,7 @@ where
             places: None,
             waiting: None,
             handshake: true,
+            answering: false,
         }
     }
 
@@ -587,6 +604,11 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            // An answer to a bad line whose write a dropped `receive` gave up on.
+            if self.answering {
+                self.write.write_queued().await.ok()?;
+                self.answering = false;
+            }
             if let Some(places) = &self.places
                 && let Some(call) = &mut self.waiting
             {
@@ -648,7 +670,9 @@ where
             };
             if let Some((id, error)) = answer {
                 let message: TxJsonRpcMessage<RoleServer> = JsonRpcMessage::error(error, id);
+                self.answering = true;
                 send_line(&self.write, &message).await.ok()?;
+                self.answering = false;
             }
         }
     }
@@ -703,6 +727,11 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
         let lines = &mut self.0;
         loop {
+            // An answer to a bad line whose write a dropped `receive` gave up on.
+            if lines.answering {
+                lines.write.write_queued().await.ok()?;
+                lines.answering = false;
+            }
             let answer = match lines.read_line().await {
                 Err(error) => {
                     tracing::debug!("reading the server's output failed: {error}");
@@ -760,7 +789,9 @@ where
             };
             if let Some((id, error)) = answer {
                 let message: TxJsonRpcMessage<RoleClient> = JsonRpcMessage::error(error, Some(id));
+                lines.answering = true;
                 send_line(&lines.write, &message).await.ok()?;
+                lines.answering = false;
             }
         }
     }
@@ -808,11 +839,16 @@ enum Unreadable {
     Request(RequestId, ErrorData),
 }
 
-/// What a line from a server that does not read as an MCP message becomes: an answer (an `id`
+/// What a line from a server that is JSON but not an MCP message becomes: an answer (an `id`
 /// with a `result` or an `error`) fails its request with the reader's words; a request (a
-/// `method` and an `id`) in JSON is told it is invalid; the rest is dropped. A line that is not
-/// JSON is never answered (that could start an exchange of errors), only read for an answer.
+/// `method` and an `id`) is told it is invalid; the rest is dropped. A line that is not JSON is
+/// dropped: it is no answer nor request (a log line that quotes one, say), and answering it
+/// could start an exchange of errors.
 fn unreadable_from_server(line: &[u8], error: &serde_json::Error) -> Unreadable {
+    if error.classify() != serde_json::error::Category::Data {
+        tracing::debug!("dropped a line from the server that is not JSON: {error}");
+        return Unreadable::Blank;
+    }
     let outline = Outline::of(line);
     match from_server(&outline) {
         FromServer::Answer(id) => Unreadable::Answer(
@@ -822,16 +858,14 @@ fn unreadable_from_server(line: &[u8], error: &serde_json::Error) -> Unreadable 
                 None,
             ),
         ),
-        FromServer::Request(id) if error.classify() == serde_json::error::Category::Data => {
-            Unreadable::Request(
-                id,
-                ErrorData::invalid_request(
-                    format!("Invalid request: not an MCP message ({error})"),
-                    None,
-                ),
-            )
-        }
-        _ => {
+        FromServer::Request(id) => Unreadable::Request(
+            id,
+            ErrorData::invalid_request(
+                format!("Invalid request: not an MCP message ({error})"),
+                None,
+            ),
+        ),
+        FromServer::Other => {
             tracing::debug!("dropped a line from the server that is not an MCP message: {error}");
             Unreadable::Blank
         }
@@ -1741,6 +1775,47 @@ mod tests {
         assert_eq!(refused["error"]["code"], -32600, "{line}");
     }
 
+    /// An error answer a dropped `receive` left half written is finished by the next one,
+    /// with no send in between to write it.
+    #[tokio::test]
+    async fn an_answer_a_dropped_receive_left_half_written_is_finished_by_the_next() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let (read, mut server_write) = tokio::io::duplex(1 << 16);
+        // The server's end of its stdin holds 32 bytes: the answer fills it.
+        let (write, server_read) = tokio::io::duplex(32);
+        let mut client = ClientLines::new(read, write, 1 << 16);
+        server_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"q\",\"method\":\"sampling/createMessage\",\"params\":7}\n")
+            .await
+            .unwrap();
+        {
+            let mut receive = std::pin::pin!(client.receive());
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            for _ in 0..5 {
+                assert!(receive.as_mut().poll(&mut cx).is_pending());
+            }
+        }
+        let reading = tokio::spawn(async move {
+            let mut line = String::new();
+            tokio::io::BufReader::new(server_read)
+                .read_line(&mut line)
+                .await
+                .unwrap();
+            line
+        });
+        let next = tokio::time::timeout(Duration::from_millis(300), client.receive()).await;
+        assert!(next.is_err(), "nothing more was sent to the client");
+        let Ok(line) = tokio::time::timeout(Duration::from_secs(5), reading).await else {
+            panic!("the answer was not finished");
+        };
+        let line = line.unwrap();
+        let error: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            (&error["id"], &error["error"]["code"]),
+            (&Value::from("q"), &Value::from(-32600))
+        );
+    }
+
     /// An answer over the limit with its id after the rest, as the TypeScript SDK writes
     /// them, and an answer no reader takes, each fail their call rather than leave it waiting.
     #[tokio::test]
@@ -1753,8 +1828,17 @@ mod tests {
         );
         // An error without its `message`: rmcp cannot read it.
         let unreadable = "{\"jsonrpc\":\"2.0\",\"id\":8,\"error\":{\"code\":-32000}}\n";
-        server.write_all(long.as_bytes()).await.unwrap();
-        server.write_all(unreadable.as_bytes()).await.unwrap();
+        // A log line quoting an answer is not one: it fails nothing, and the answer that
+        // follows it is read.
+        let logged = "sent: {\"jsonrpc\":\"2.0\",\"id\":6,\"error\":{\"code\":1}}\n";
+        let answer = "{\"jsonrpc\":\"2.0\",\"id\":6,\"result\":{\"content\":[]}}\n";
+        for line in [logged, answer, &long, unreadable] {
+            server.write_all(line.as_bytes()).await.unwrap();
+        }
+        let Some(JsonRpcMessage::Response(read)) = client.receive().await else {
+            panic!("the answer after the log line was not read");
+        };
+        assert_eq!(read.id, RequestId::Number(6));
         for (id, words) in [
             (7, "over the client's limit of 256 bytes"),
             (8, "could not be read"),

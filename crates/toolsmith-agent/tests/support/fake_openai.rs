@@ -8,7 +8,7 @@
 //! usage in a chunk of no choices when `stream_options.include_usage` asks for it, then
 //! `data: [DONE]`). A stream can be cut short, broken off, paced, or end in an error object.
 //! A request whose `stream` is no boolean, or that sets `stream_options` without streaming,
-//! or that sets `max_tokens` for a reasoning model (`o1`, `o3`, `o4-mini`, `gpt-5`: they
+//! or that sets `max_tokens` for a reasoning model (`o1`, `o3`, `o4-mini`, `gpt-5.1`: they
 //! take only `max_completion_tokens`), is refused with a 400 as the API refuses it, and takes
 //! no reply of the script.
 //!
@@ -266,9 +266,11 @@ fn check_request(body: &Value) -> Option<(&'static str, String)> {
 /// OpenAI's reasoning models refuse the deprecated `max_tokens`.
 fn check_token_limit(body: &Value) -> Option<(&'static str, String)> {
     let model = body.get("model").and_then(Value::as_str).unwrap_or("");
-    let reasoning = ["o1", "o3", "o4", "gpt-5"]
-        .iter()
-        .any(|family| model == *family || model.starts_with(&format!("{family}-")));
+    let reasoning = ["o1", "o3", "o4", "gpt-5"].iter().any(|family| {
+        model
+            .strip_prefix(family)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '.']))
+    });
     (reasoning && body.get("max_tokens").is_some()).then(|| {
         (
             "max_tokens",
