@@ -163,14 +163,16 @@ impl<W: AsyncWrite + Unpin> Writer<W> {
     async fn write_queued(&self) -> std::io::Result<()> {
         let mut out = self.out.lock().await;
         let out = &mut *out;
-        if let Some((kind, message)) = &out.broken {
-            return Err(std::io::Error::new(*kind, message.clone()));
-        }
         {
             let mut queued = self
                 .queued
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if let Some((kind, message)) = &out.broken {
+                // Nothing queued will be written: kept, it would grow with every send.
+                queued.clear();
+                return Err(std::io::Error::new(*kind, message.clone()));
+            }
             if out.batch.is_empty() {
                 std::mem::swap(&mut out.batch, &mut queued);
             } else {
@@ -1264,6 +1266,8 @@ mod tests {
                 .kind(),
             std::io::ErrorKind::BrokenPipe
         );
+        // What is sent to a broken writer is not kept.
+        assert!(writer.queued.lock().unwrap().is_empty());
     }
 
     /// What rmcp's own reader makes of `line`: the message as JSON, or that it is not one.
