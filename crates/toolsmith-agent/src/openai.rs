@@ -105,8 +105,9 @@ impl OpenAiCompatible {
     /// A client of `model` at `base_url` (the part before `/chat/completions`, such as
     /// `https://api.openai.com/v1`), without a key; 60 s per request, 3 retries from 500 ms.
     /// A request's token limit goes in the member the server reads: `max_completion_tokens`
-    /// at OpenAI's own API (`api.openai.com` and its regional hosts), `max_tokens` elsewhere ([`token_limit_field`](Self::token_limit_field)
-    /// says which for a proxy in front of OpenAI).
+    /// at OpenAI's own API (`api.openai.com` and its regional hosts), `max_tokens` elsewhere
+    /// ([`token_limit_field`](Self::token_limit_field) says which for a proxy in front of
+    /// OpenAI).
     ///
     /// # Errors
     /// When `base_url` is not an `http` or `https` URL with a host ([`check_base_url`](Self::check_base_url)):

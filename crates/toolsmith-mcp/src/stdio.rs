@@ -1155,7 +1155,10 @@ mod tests {
         #[test]
         fn an_outline_reads_the_id_serde_reads(
             members in proptest::collection::btree_map("[a-z\"\\\\]{0,3}", member_value(), 0..4),
-            id in prop_oneof![any::<i64>().prop_map(Value::from), "[a-z\"\\\\,}]{0,5}".prop_map(Value::from)],
+            id in prop_oneof![
+                any::<i64>().prop_map(Value::from),
+                "[a-z\"\\\\,}]{0,5}".prop_map(Value::from),
+            ],
             at in 0usize..5,
         ) {
             let mut object: Vec<(String, Value)> = members
