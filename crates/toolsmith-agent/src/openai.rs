@@ -253,7 +253,9 @@ impl LanguageModel for OpenAiCompatible {
         Box::pin(async move {
             let post = self.post(self.request_body(&request)?, &request);
             self.transport
-                .exchange(post, ErrorShape::STANDARD, parse_completion)
+                .exchange(post, ErrorShape::STANDARD, |text| {
+                    parse_completion(text, self.token_limit)
+                })
                 .await
         })
     }
@@ -273,7 +275,11 @@ impl LanguageModel for OpenAiCompatible {
             body["stream_options"] = json!({"include_usage": true});
             let post = self.post(body, &request);
             self.transport
-                .exchange_streaming(post, ErrorShape::STANDARD, ChunkReader::new(sink))
+                .exchange_streaming(
+                    post,
+                    ErrorShape::STANDARD,
+                    ChunkReader::new(sink, self.token_limit),
+                )
                 .await
         })
     }
@@ -332,13 +338,13 @@ fn tool_choice(choice: &ToolChoice) -> Value {
 }
 
 /// The assistant message of a chat completion (`choices[0].message`), and its `usage`.
-fn parse_completion(text: &str) -> Result<Reply, LmError> {
-    completion_reply(&json_body(text)?)
+fn parse_completion(text: &str, limit: TokenLimitField) -> Result<Reply, LmError> {
+    completion_reply(&json_body(text)?, limit)
 }
 
 /// The reply of a chat completion's JSON: `choices[0].message`, and the `usage`. A streamed
 /// completion is read here too, once its chunks are put together in the same shape.
-fn completion_reply(body: &Value) -> Result<Reply, LmError> {
+fn completion_reply(body: &Value, limit: TokenLimitField) -> Result<Reply, LmError> {
     let malformed = |reason: String| LmError::Malformed { reason };
     let message = body
         .get("choices")
@@ -373,11 +379,12 @@ fn completion_reply(body: &Value) -> Result<Reply, LmError> {
                     .and_then(Value::as_str)
                     .unwrap_or("a tool")
             });
+        let field = limit.as_str();
         return Err(cut_off(
-            "the token limit (`max_tokens`, or the model's context)",
+            &format!("the token limit (`{field}`, or the model's context)"),
             last_call,
             content.filter(|text| !text.is_empty()),
-            "raise `max_tokens`, or shorten the conversation",
+            &format!("raise `{field}`, or shorten the conversation"),
         ));
     }
     let tool_calls = match message.get("tool_calls") {
@@ -465,12 +472,15 @@ struct ChunkReader<'a> {
     usage: Option<Value>,
     /// `choices[0].finish_reason`, once a chunk gives it.
     finish_reason: Option<Value>,
+    /// The member the request's token limit went in, for a reply cut off there.
+    limit: TokenLimitField,
 }
 
 impl<'a> ChunkReader<'a> {
-    fn new(sink: DeltaSink<'a>) -> Self {
+    fn new(sink: DeltaSink<'a>, limit: TokenLimitField) -> Self {
         ChunkReader {
             sink,
+            limit,
             content: None,
             calls: Vec::new(),
             keys: Vec::new(),
@@ -592,7 +602,7 @@ impl EventReader for ChunkReader<'_> {
         if let Some(usage) = self.usage {
             body["usage"] = usage;
         }
-        completion_reply(&body)
+        completion_reply(&body, self.limit)
     }
 }
 
@@ -617,7 +627,7 @@ mod tests {
             {"id": "a", "type": "function", "function": {"name": "add", "arguments": "{\"a\":1}"}},
             {"type": "function", "function": {"name": "add", "arguments": {"a": 2}}}
         ]}}]});
-        let message = parse_completion(&body.to_string())
+        let message = parse_completion(&body.to_string(), TokenLimitField::MaxTokens)
             .expect("a completion")
             .message;
         assert_eq!(message.content, None);
@@ -632,9 +642,9 @@ mod tests {
 
     #[test]
     fn a_reply_without_choices_is_malformed() {
-        let error = parse_completion(r#"{"id": "x"}"#).unwrap_err();
+        let error = parse_completion(r#"{"id": "x"}"#, TokenLimitField::MaxTokens).unwrap_err();
         assert!(error.to_string().contains("choices[0].message"), "{error}");
-        let error = parse_completion("<html>").unwrap_err();
+        let error = parse_completion("<html>", TokenLimitField::MaxTokens).unwrap_err();
         assert!(error.to_string().contains("not JSON"), "{error}");
     }
 
@@ -642,11 +652,12 @@ mod tests {
     fn the_usage_is_read_where_the_server_reports_it() {
         let body = json!({"choices": [{"message": {"content": "hi"}}],
             "usage": {"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}});
-        let reply = parse_completion(&body.to_string()).expect("a completion");
+        let reply =
+            parse_completion(&body.to_string(), TokenLimitField::MaxTokens).expect("a completion");
         assert_eq!(reply.usage, Some(Usage::new(12, 3)));
         let body = json!({"choices": [{"message": {"content": "hi"}}]});
         assert_eq!(
-            parse_completion(&body.to_string())
+            parse_completion(&body.to_string(), TokenLimitField::MaxTokens)
                 .expect("a completion")
                 .usage,
             None
@@ -797,7 +808,7 @@ mod tests {
     fn read_stream(chunks: &[Value]) -> (Result<Reply, LmError>, Vec<Delta>) {
         let deltas = std::sync::Mutex::new(Vec::new());
         let sink = |delta: Delta| deltas.lock().unwrap().push(delta);
-        let mut reader = ChunkReader::new(&sink);
+        let mut reader = ChunkReader::new(&sink, TokenLimitField::MaxTokens);
         let mut ended = false;
         for chunk in chunks {
             let data = chunk

@@ -795,3 +795,25 @@ fn a_token_limit_goes_in_the_member_the_server_reads() {
         [(Some(64), None), (None, Some(64)), (Some(64), None)]
     );
 }
+
+/// A reply cut off at the token limit names the member the limit was sent in, whole or
+/// streamed: the remedy a caller reads is the one its server takes.
+#[test]
+fn a_cut_off_reply_names_the_token_limit_member_sent() {
+    let cut = Reply::text("The answer is").finish_reason("length");
+    let server = FakeServer::start(vec![cut.clone(), cut]);
+    let client = OpenAiCompatible::new(server.base_url(), "o4-mini")
+        .unwrap()
+        .backoff(Duration::from_millis(1))
+        .token_limit_field(TokenLimitField::MaxCompletionTokens);
+    let whole = client.complete_blocking(hi()).unwrap_err();
+    let LmError::CutOff { reason, .. } = &whole else {
+        panic!("{whole:?}");
+    };
+    assert!(
+        reason.contains("raise `max_completion_tokens`") && !reason.contains("`max_tokens`"),
+        "{reason}"
+    );
+    let (streamed, _) = client.stream_blocking(hi());
+    assert_eq!(streamed.unwrap_err(), whole);
+}
