@@ -76,32 +76,67 @@ enum Slot<'c> {
 /// [`MAX_CALLS_PER_REPLY`] are answered without running. When `context` is cancelled, the calls
 /// still running are answered [`ToolError::Cancelled`] and left behind (dropped: a blocking
 /// tool's thread is free again when its tool returns).
-pub(crate) async fn run(
-    tools: &Registry,
+///
+/// The answers come from the one vector the calls were run in (none at all for a reply that
+/// only calls `finish`): a step's bookkeeping allocates no more than its calls need.
+pub(crate) async fn run<'c>(
+    tools: &'c Registry,
     context: &Context,
-    calls: &[ToolCall],
-) -> Vec<Option<ToolResult>> {
+    calls: &'c [ToolCall],
+) -> Answers<'c> {
     let (calls, refused) = calls.split_at(calls.len().min(MAX_CALLS_PER_REPLY));
+    if calls.iter().all(|call| call.name == FINISH) {
+        return Answers {
+            finishes: calls.len(),
+            slots: Vec::new().into_iter(),
+            refused: refused.iter(),
+        };
+    }
     let mut slots: Vec<Slot<'_>> = calls.iter().map(|call| plan(tools, call)).collect();
     if slots.iter().any(|slot| matches!(slot, Slot::Waiting(..))) {
         drive(tools, context, &mut slots).await;
     }
-    let mut answers: Vec<Option<ToolResult>> = slots
-        .into_iter()
-        .map(|slot| match slot {
-            Slot::Finish => None,
-            Slot::Done(result) => Some(result),
-            // `drive` leaves no call unanswered; this is never reached.
-            Slot::Waiting(_, call) | Slot::Running(call, ..) => Some(Err(cancelled(call))),
+    Answers {
+        finishes: 0,
+        slots: slots.into_iter(),
+        refused: refused.iter(),
+    }
+}
+
+/// The answers of one reply's calls, in order ([`run`]).
+pub(crate) struct Answers<'c> {
+    /// Calls of `finish` answered first: a reply of only `finish` calls runs nothing.
+    finishes: usize,
+    slots: std::vec::IntoIter<Slot<'c>>,
+    /// The calls past [`MAX_CALLS_PER_REPLY`], answered without running.
+    refused: std::slice::Iter<'c, ToolCall>,
+}
+
+impl Iterator for Answers<'_> {
+    type Item = Option<ToolResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.finishes > 0 {
+            self.finishes -= 1;
+            return Some(None);
+        }
+        if let Some(slot) = self.slots.next() {
+            return Some(match slot {
+                Slot::Finish => None,
+                Slot::Done(result) => Some(result),
+                // `drive` leaves no call unanswered; this is never reached.
+                Slot::Waiting(_, call) | Slot::Running(call, ..) => Some(Err(cancelled(call))),
+            });
+        }
+        self.refused.next().map(|call| {
+            Some(Err(ToolError::Failed {
+                tool: call.name.clone(),
+                message: format!(
+                    "not run: at most {MAX_CALLS_PER_REPLY} tool calls are run per reply"
+                ),
+            }))
         })
-        .collect();
-    answers.extend(refused.iter().map(|call| {
-        Some(Err(ToolError::Failed {
-            tool: call.name.clone(),
-            message: format!("not run: at most {MAX_CALLS_PER_REPLY} tool calls are run per reply"),
-        }))
-    }));
-    answers
+    }
 }
 
 fn plan<'c>(tools: &'c Registry, call: &'c ToolCall) -> Slot<'c> {

@@ -96,6 +96,7 @@ mod calls;
 mod content;
 mod declaration;
 mod error;
+mod fields;
 mod gemini;
 mod http;
 mod lm;

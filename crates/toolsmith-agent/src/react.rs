@@ -884,7 +884,7 @@ impl<S: Signature> Engine<'_, S> {
             }
         };
         let observed = if rejections.is_empty() {
-            calls::run(self.tools, &self.context, &reply.tool_calls).await
+            Observed::Ran(calls::run(self.tools, &self.context, &reply.tool_calls).await)
         } else {
             // The rejected calls are answered without running; the others run as usual.
             let approved: Vec<ToolCall> = reply
@@ -893,10 +893,8 @@ impl<S: Signature> Engine<'_, S> {
                 .filter(|call| !rejections.iter().any(|(id, _)| id == &call.id))
                 .cloned()
                 .collect();
-            let mut ran = calls::run(self.tools, &self.context, &approved)
-                .await
-                .into_iter();
-            reply
+            let mut ran = calls::run(self.tools, &self.context, &approved).await;
+            let decided = reply
                 .tool_calls
                 .iter()
                 .map(
@@ -908,10 +906,14 @@ impl<S: Signature> Engine<'_, S> {
                         None => ran.next().flatten(),
                     },
                 )
-                .collect()
+                .collect::<Vec<_>>();
+            Observed::Decided(decided.into_iter())
         };
         let mut answer = None;
-        let mut results = Vec::with_capacity(reply.tool_calls.len());
+        // The results go into the conversation as they come, the reply put before them at the
+        // end (where it is no longer borrowed); a reply that answers drops them with the run.
+        let reply_at = progress.messages.len();
+        progress.messages.reserve(1 + reply.tool_calls.len());
         for (call, observed) in reply.tool_calls.iter().zip(observed) {
             let mut record = match observed {
                 Some(result) => step_of(call, result),
@@ -951,7 +953,9 @@ impl<S: Signature> Engine<'_, S> {
             if rejections.iter().any(|(id, _)| id == &call.id) {
                 record.error = Some("rejected");
             }
-            results.push(Message::tool_result(&call.id, &record.observation));
+            progress
+                .messages
+                .push(Message::tool_result(&call.id, &record.observation));
             self.report(|| Event::ToolResult(record.clone()));
             progress.trajectory.push(record);
         }
@@ -959,8 +963,7 @@ impl<S: Signature> Engine<'_, S> {
             self.report(|| Event::Answer(value.clone()));
             return Ok(Some(progress.answered(output, value, repairs)));
         }
-        progress.messages.push(reply);
-        progress.messages.extend(results);
+        progress.messages.insert(reply_at, reply);
         Ok(None)
     }
 
@@ -1023,6 +1026,23 @@ impl<S: Signature> Engine<'_, S> {
             })
         } else {
             None
+        }
+    }
+}
+
+/// What a reply's calls answered: run as they came, or run once a person decided on them.
+enum Observed<'c> {
+    Ran(calls::Answers<'c>),
+    Decided(std::vec::IntoIter<Option<ToolResult>>),
+}
+
+impl Iterator for Observed<'_> {
+    type Item = Option<ToolResult>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Observed::Ran(answers) => answers.next(),
+            Observed::Decided(answers) => answers.next(),
         }
     }
 }

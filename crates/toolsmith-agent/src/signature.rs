@@ -237,6 +237,9 @@ impl<S: Signature> Compiled<S> {
 
     /// The user message: each input field on its own lines, text as it is, the rest as JSON.
     pub(crate) fn user_message(&self, input: &S::Input) -> Result<String, AgentError> {
+        if let Some(message) = crate::fields::struct_fields(input) {
+            return Ok(message);
+        }
         let value = serde_json::to_value(input).map_err(|e| AgentError::Input(e.to_string()))?;
         let Value::Object(fields) = value else {
             return Err(AgentError::Input(
