@@ -24,6 +24,8 @@ pub(crate) fn for_text_message(content: Vec<Content>) -> (String, Vec<Content>) 
             text.push('\n');
         }
         match block {
+            // The first block's text is taken as it is (most outputs are one text block).
+            Content::Text(block) if text.is_empty() => text = block,
             Content::Text(block) => text.push_str(&block),
             Content::Resource(resource) => match &resource.contents {
                 ResourceContents::Text(contents) => {
