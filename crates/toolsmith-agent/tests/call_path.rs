@@ -158,6 +158,35 @@ fn the_run_deadline_reaches_the_tool_and_a_slow_tool_past_it_is_cancelled_and_re
     );
 }
 
+/// A call cut off at the run's deadline is answered through the registry's layers, so a
+/// statistics layer counts it as timed out (the agent's deadline is a layer innermost, not
+/// a drop of the call's future).
+#[test]
+fn a_call_cut_off_at_the_runs_deadline_is_counted_by_the_registrys_layers() {
+    let stats = Stats::new();
+    let lm = Arc::new(
+        ScriptedModel::new()
+            .then_call("slow", json!({}))
+            .then_call("finish", json!({"answer": "never asked"})),
+    );
+    let tools =
+        registry(vec![Arc::new(SlowAsync(Arc::new(Seen::default())))]).with_layer(stats.layer());
+    let agent = ReAct::<QuestionAnswer>::new(lm, &tools)
+        .expect("agent")
+        .timeout(Duration::from_millis(100));
+    let error = agent.run_blocking(&question()).unwrap_err();
+    assert!(
+        matches!(error, AgentError::DeadlinePassed { .. }),
+        "{error:?}"
+    );
+    let counted = stats.snapshot();
+    assert_eq!(counted["tools"]["slow"]["calls"], 1, "{counted}");
+    assert_eq!(
+        counted["tools"]["slow"]["errors"]["timed_out"], 1,
+        "{counted}"
+    );
+}
+
 /// Blocks its thread until its call is cancelled (ten seconds at most).
 struct SlowSync(Arc<Seen>);
 

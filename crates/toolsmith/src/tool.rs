@@ -129,11 +129,14 @@ pub trait Tool: Send + Sync {
     /// sockets, needs its caller to run it there). A tool that sees
     /// [`Context::is_cancelled`] may stop early with [`ToolError::Cancelled`].
     ///
+    /// A call already cancelled or past its deadline is refused before it gets here, once, by
+    /// the caller: a [`Registry`](crate::Registry)'s stack, or
+    /// [`ToolExt::call_blocking`]. An implementation need not look.
+    ///
     /// # Errors
     /// [`ToolError::InvalidArguments`] with every coercion error, [`ToolError::Failed`] when the
-    /// tool returns an error, [`ToolError::Cancelled`] or [`ToolError::TimedOut`] when the call
-    /// was cancelled or past its deadline before it started, [`ToolError::MissingData`] when
-    /// the tool needs request data the caller did not give.
+    /// tool returns an error, [`ToolError::MissingData`] when the tool needs request data the
+    /// caller did not give.
     fn call<'a>(&'a self, arguments: Arguments<'a>, context: Context) -> ToolFuture<'a>;
 }
 
@@ -144,14 +147,19 @@ pub trait ToolExt: Tool {
     /// caller's); call through a [`Registry`](crate::Registry) for those.
     ///
     /// # Errors
-    /// As [`Tool::call`]; [`ToolError::Unavailable`] when called from inside a tokio runtime
-    /// (with the crate's `tokio` feature), where blocking could deadlock, before any of the call
-    /// runs (a sync tool's body included): await [`Tool::call`] there.
+    /// As [`Tool::call`]; [`ToolError::Cancelled`] or [`ToolError::TimedOut`] when the context
+    /// was cancelled or past its deadline already (the tool does not run);
+    /// [`ToolError::Unavailable`] when called from inside a tokio runtime (with the crate's
+    /// `tokio` feature), where blocking could deadlock, before any of the call runs (a sync
+    /// tool's body included): await [`Tool::call`] there.
     fn call_blocking(
         &self,
         arguments: Arguments<'_>,
         context: Context,
     ) -> Result<ToolOutput, ToolError> {
+        if let Some(refused) = crate::layer::refuse_before_start(|| self.name(), &context) {
+            return Err(refused);
+        }
         let tool = context.tool_name().unwrap_or(self.name()).to_owned();
         block_on_call(|| self.call(arguments, context)).unwrap_or_else(|inside| {
             Err(ToolError::Unavailable {

@@ -37,8 +37,9 @@ impl<S> ToolSpec<S> {
         self.limits.map(|limits| limits(this))
     }
 
-    /// Runs the tool under its stated limits; a call already cancelled or past its deadline
-    /// does not start. (A panic is the caller's: the registry's layers catch it.)
+    /// Runs the tool under its stated limits. (Whether the call may start is its caller's to
+    /// say: the registry's stack and [`ToolExt::call_blocking`](crate::ToolExt::call_blocking)
+    /// refuse one already ended; a panic is the caller's too, caught by the registry's layers.)
     #[inline]
     pub fn call<'a>(
         &self,
@@ -47,9 +48,6 @@ impl<S> ToolSpec<S> {
         mut context: Context,
     ) -> ToolFuture<'a> {
         context.name_if_unnamed(self.name);
-        if let Some(refused) = crate::layer::refuse_before_start(|| self.name, &context) {
-            return ToolFuture::ready(Err(refused));
-        }
         if let Some(limits) = self.limits {
             context.policy_mut().limits = limits(this);
         }
