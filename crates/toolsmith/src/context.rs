@@ -53,6 +53,9 @@ use crate::future::lock;
 pub struct Context {
     /// The name the tool was called by.
     tool: Option<Name>,
+    /// The call's id: its own for each call, so kept beside the shared part rather than in
+    /// it (where setting it copied a scope that the calls of a step or a session share).
+    call_id: Option<Arc<str>>,
     /// Everything else, shared: a default context holds none of it, so making, moving and
     /// dropping one (every call does) costs two words (a call's path moves its context
     /// through each layer; at 144 bytes inline that was a tenth of a trivial call's time).
@@ -63,7 +66,6 @@ pub struct Context {
 #[derive(Clone, Default)]
 struct Scope {
     policy: Policy,
-    call_id: Option<Arc<str>>,
     cancellation: Option<CancellationToken>,
     deadline: Option<Instant>,
     reporter: Option<Arc<dyn Reporter>>,
@@ -114,7 +116,7 @@ impl Context {
     /// This context for the call `id` (an MCP request id, a model's `tool_call_id`).
     #[must_use]
     pub fn with_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        self.scope_mut().call_id = Some(id.into());
+        self.call_id = Some(id.into());
         self
     }
 
@@ -217,7 +219,7 @@ impl Context {
     /// The call's id, where the caller gave one.
     #[inline]
     pub fn call_id(&self) -> Option<&str> {
-        self.scope.as_ref()?.call_id.as_deref()
+        self.call_id.as_deref()
     }
 
     /// The name the tool was called by: the one the caller gave
