@@ -897,8 +897,8 @@ fn recycle(mut line: Vec<u8>) -> Vec<u8> {
 /// `method`, a `result` or an `error`. Bounded memory whatever the line; wherever in the object
 /// the members are (the TypeScript SDK writes `id` last).
 ///
-/// Keys are read as written: one spelled with escapes is not recognized. An `id` is taken only
-/// when its value ends within the object (a `,` or the closing brace follows it), and only
+/// Keys are read as JSON reads them, escapes decoded (`"\u0069d"` is `id`). An `id` is taken
+/// only when its value ends within the object (a `,` or the closing brace follows it), and only
 /// when the object has one `id`.
 #[derive(Debug, Default)]
 struct Outline {
@@ -907,12 +907,14 @@ struct Outline {
     /// Whether the top-level object has ended (what follows is not read).
     ended: bool,
     in_string: bool,
-    escaped: bool,
+    /// Where in an escape the string is.
+    escape: Escape,
     /// At the top level: whether a `:` was read since the last `,` (a value comes, not a key).
     in_value: bool,
     /// The top-level key being read or last read, while it can still be one of ours.
     key: Vec<u8>,
-    /// Whether the key being read has run past what ours are, or holds an escape.
+    /// Whether the key being read has run past what ours are, or holds a character none of
+    /// ours has.
     key_other: bool,
     /// The `id`'s value as written, while it is being read.
     id_text: Option<Vec<u8>>,
@@ -921,6 +923,17 @@ struct Outline {
     method: bool,
     result: bool,
     error: bool,
+}
+
+/// Where in a string's escape an [`Outline`] is.
+#[derive(Debug, Default, Clone, Copy)]
+enum Escape {
+    #[default]
+    None,
+    /// After a `\`.
+    Backslash,
+    /// In a `\u` escape: the code unit so far, and how many hex digits it has had.
+    Unicode { unit: u32, digits: u8 },
 }
 
 /// The longest top-level key an [`Outline`] looks for (`method`, `result`).
@@ -952,20 +965,39 @@ impl Outline {
             self.id_byte(byte);
         }
         if self.in_string {
-            if self.escaped {
-                self.escaped = false;
-            } else if byte == b'\\' {
-                self.escaped = true;
-                if top && !self.in_value {
-                    self.key_other = true;
+            let key = top && !self.in_value;
+            match self.escape {
+                Escape::None if byte == b'\\' => self.escape = Escape::Backslash,
+                Escape::None if byte == b'"' => self.in_string = false,
+                Escape::None => self.key_char(key, u32::from(byte)),
+                Escape::Backslash => {
+                    self.escape = Escape::None;
+                    let decoded = match byte {
+                        b'u' => {
+                            self.escape = Escape::Unicode { unit: 0, digits: 0 };
+                            return;
+                        }
+                        b'b' => 0x08,
+                        b'f' => 0x0c,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        // `"`, `\`, `/`; anything else is no JSON, and no key of ours.
+                        other => other,
+                    };
+                    self.key_char(key, u32::from(decoded));
                 }
-            } else if byte == b'"' {
-                self.in_string = false;
-            } else if top && !self.in_value && !self.key_other {
-                if self.key.len() < OUTLINE_KEY_BYTES {
-                    self.key.push(byte);
-                } else {
-                    self.key_other = true;
+                Escape::Unicode { unit, digits } => {
+                    let unit = (unit << 4) | char::from(byte).to_digit(16).unwrap_or(0x10000);
+                    if digits < 3 {
+                        self.escape = Escape::Unicode {
+                            unit,
+                            digits: digits + 1,
+                        };
+                    } else {
+                        self.escape = Escape::None;
+                        self.key_char(key, unit);
+                    }
                 }
             }
             return;
@@ -1014,6 +1046,21 @@ impl Outline {
                 self.key_other = true;
             }
             _ => {}
+        }
+    }
+
+    /// A character of a string, `key` where it is part of a top-level key: kept while the key
+    /// can still be one of ours (which are ASCII; a character past ASCII, or a `\u` escape
+    /// that is no hex, makes it another).
+    fn key_char(&mut self, key: bool, char: u32) {
+        if !key || self.key_other {
+            return;
+        }
+        match u8::try_from(char) {
+            Ok(byte) if byte.is_ascii() && self.key.len() < OUTLINE_KEY_BYTES => {
+                self.key.push(byte);
+            }
+            _ => self.key_other = true,
         }
     }
 
@@ -1131,12 +1178,24 @@ mod tests {
             outline_in_pieces(r#"{"error":{"code":1,"message":"\"id\":3,"},"id":-4}"#),
             (Some("-4".into()), false, false, true)
         );
-        // Not taken: two ids, an id whose value never ends, one spelled with escapes, one
-        // that is no request id, a key that only starts like ours.
+        // Keys spelled with escapes are the keys they decode to.
+        assert_eq!(
+            outline_in_pieces(r#"{"r\u0065sult":{},"\u0069\u0064":3}"#),
+            (Some("3".into()), false, true, false)
+        );
+        assert_eq!(
+            outline_in_pieces(r#"{"\u006D\u0065thod":"x","\/x":1,"\u00e9":2,"id":"\u0041"}"#),
+            (Some("A".into()), true, false, false)
+        );
+        // Not taken: two ids (one spelled with escapes), an id whose value never ends, one that
+        // is no request id, keys that only look like ours, a key that only starts like ours.
         for text in [
             r#"{"id":1,"id":2,"result":{}}"#,
+            r#"{"id":1,"\u0069d":2,"result":{}}"#,
             r#"{"result":{},"id":12"#,
-            r#"{"result":{},"\u0069d":3}"#,
+            r#"{"result":{},"i\"d":3}"#,
+            r#"{"result":{},"\u0069\u0064\u0000":3}"#,
+            r#"{"result":{},"\u0069\u00e4":3}"#,
             r#"{"result":{},"id":{"n":1}}"#,
             r#"{"result":{},"id":1.5}"#,
             r#"{"result":{},"idx":3}"#,
@@ -1160,17 +1219,32 @@ mod tests {
                 "[a-z\"\\\\,}]{0,5}".prop_map(Value::from),
             ],
             at in 0usize..5,
+            // How each letter of the `id` key is spelled: as it is, or as a `\u` escape in
+            // lower or upper case hex.
+            spelling in proptest::collection::vec(0u8..3, 2),
         ) {
             let mut object: Vec<(String, Value)> = members
                 .into_iter()
                 .filter(|(key, _)| key != "id")
                 .collect();
             object.insert(at.min(object.len()), ("id".to_owned(), id.clone()));
+            let id_key: String = "id"
+                .chars()
+                .zip(&spelling)
+                .map(|(letter, how)| match how {
+                    0 => letter.to_string(),
+                    1 => format!("\\u{:04x}", u32::from(letter)),
+                    _ => format!("\\u{:04X}", u32::from(letter)),
+                })
+                .collect();
             let text = format!(
                 "{{{}}}",
                 object
                     .iter()
-                    .map(|(key, value)| format!("{}:{value}", Value::from(key.as_str())))
+                    .map(|(key, value)| match key.as_str() {
+                        "id" => format!("\"{id_key}\":{value}"),
+                        key => format!("{}:{value}", Value::from(key)),
+                    })
                     .collect::<Vec<_>>()
                     .join(",")
             );
