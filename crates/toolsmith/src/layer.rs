@@ -433,11 +433,15 @@ impl Layer for Timeout {
                     after,
                 }))
             };
+            // Whether the call has been polled: its first poll follows the look at the
+            // deadline the call was made after (the stack refuses a call past it), so only later
+            // ones read the clock first.
+            let mut polled = false;
             let answer = std::future::poll_fn(|cx| {
                 // The deadline before the call: where two timeouts share one (a layer's own,
                 // and a deadline layer inside it that reads it from the context), the outer
                 // answers, saying its own time.
-                if Instant::now() >= deadline {
+                if std::mem::replace(&mut polled, true) && Instant::now() >= deadline {
                     return timed_out();
                 }
                 if let Poll::Ready(answer) = Pin::new(&mut future).poll(cx) {
