@@ -967,9 +967,7 @@ impl Outline {
         if self.in_string {
             let key = top && !self.in_value;
             match self.escape {
-                Escape::None if byte == b'\\' => self.escape = Escape::Backslash,
-                Escape::None if byte == b'"' => self.in_string = false,
-                Escape::None => self.key_char(key, u32::from(byte)),
+                Escape::None => self.step_in_string(byte, key),
                 Escape::Backslash => {
                     self.escape = Escape::None;
                     let decoded = match byte {
@@ -988,7 +986,14 @@ impl Outline {
                     self.key_char(key, u32::from(decoded));
                 }
                 Escape::Unicode { unit, digits } => {
-                    let unit = (unit << 4) | char::from(byte).to_digit(16).unwrap_or(0x10000);
+                    let Some(digit) = char::from(byte).to_digit(16) else {
+                        // No JSON, and no key of ours; the byte is read as what it is (a `"`
+                        // still ends the string).
+                        self.escape = Escape::None;
+                        self.key_char(key, u32::MAX);
+                        return self.step_in_string(byte, key);
+                    };
+                    let unit = (unit << 4) | digit;
                     if digits < 3 {
                         self.escape = Escape::Unicode {
                             unit,
@@ -1046,6 +1051,15 @@ impl Outline {
                 self.key_other = true;
             }
             _ => {}
+        }
+    }
+
+    /// A byte of a string outside any escape, `key` where the string is a top-level key.
+    fn step_in_string(&mut self, byte: u8, key: bool) {
+        match byte {
+            b'\\' => self.escape = Escape::Backslash,
+            b'"' => self.in_string = false,
+            _ => self.key_char(key, u32::from(byte)),
         }
     }
 
@@ -1178,6 +1192,19 @@ mod tests {
             outline_in_pieces(r#"{"error":{"code":1,"message":"\"id\":3,"},"id":-4}"#),
             (Some("-4".into()), false, false, true)
         );
+        // A broken `\u` escape ends where its hex does: the string's closing quote still
+        // closes it (a line too long to keep that is no JSON still gets its id back).
+        for text in [
+            r#"{"method":"x","params":"\u","id":5}"#,
+            r#"{"method":"x","params":"\u12","id":5}"#,
+            r#"{"method":"x","params":"a\uZZ","id":5}"#,
+        ] {
+            assert_eq!(
+                outline_in_pieces(text),
+                (Some("5".into()), true, false, false),
+                "{text}"
+            );
+        }
         // Keys spelled with escapes are the keys they decode to.
         assert_eq!(
             outline_in_pieces(r#"{"r\u0065sult":{},"\u0069\u0064":3}"#),
@@ -1196,6 +1223,7 @@ mod tests {
             r#"{"result":{},"i\"d":3}"#,
             r#"{"result":{},"\u0069\u0064\u0000":3}"#,
             r#"{"result":{},"\u0069\u00e4":3}"#,
+            r#"{"result":{},"\u0069\u64":3}"#,
             r#"{"result":{},"id":{"n":1}}"#,
             r#"{"result":{},"id":1.5}"#,
             r#"{"result":{},"idx":3}"#,
