@@ -1,7 +1,11 @@
 //! The user message of a signature's input, written straight from its `Serialize`: each field
-//! on its own lines, `name: value`, text as it is and the rest as compact JSON. The same text
-//! as reading the input into a `serde_json::Value` first and writing that out, without the
-//! map and the copies of every key and value that takes (a run's first message, every run).
+//! on its own lines, `name: value`, text as it is and the rest as compact JSON, without the
+//! map and the copies of every key and value that reading the input into a `serde_json::Value`
+//! first takes (a run's first message, every run). The text is that of the `Value` way but
+//! where a `Value` changes what it holds: an `f32` is written as itself (`0.1`, not the
+//! `0.10000000149011612` a `Value`'s `f64` says), a raw JSON value as it was written, an
+//! integer past 64 bits at all (a `Value` refuses it), and two fields serde gives one name
+//! both (a `Value` keeps the last).
 
 use std::fmt;
 
@@ -392,6 +396,27 @@ mod tests {
         assert!(direct.starts_with("question: What is\n(2 + 3) x 4?\n\nthe mood: Calm\n\n"));
         assert!(direct.contains("\n\nmissing: null\n\npresent: here\n\ninner: {"));
         assert!(!direct.contains("skipped"));
+    }
+
+    #[test]
+    fn an_f32_is_written_as_itself() {
+        #[derive(Serialize)]
+        struct Narrow {
+            ratio: f32,
+            list: Vec<f32>,
+        }
+        let input = Narrow {
+            ratio: 0.1,
+            list: vec![0.5, 0.1],
+        };
+        assert_eq!(
+            struct_fields(&input).as_deref(),
+            Some("ratio: 0.1\n\nlist: [0.5,0.1]")
+        );
+        assert_eq!(
+            through_value(&input).as_deref(),
+            Some("ratio: 0.10000000149011612\n\nlist: [0.5,0.10000000149011612]")
+        );
     }
 
     #[test]
