@@ -251,10 +251,11 @@ impl<S: Signature> ReAct<S> {
     /// The longest a run may take ([`DEFAULT_TIMEOUT`], ten minutes, unless set;
     /// `Duration::MAX` for no deadline of the agent's own). The deadline is every tool call's
     /// (the [`Timeout::deadline`] layer cancels a call still running then, answered `TimedOut`
-    /// through the registry's layers and kept so in the trajectory) and every model request's ([`Request::deadline`]); once it has
-    /// passed, the run ends with [`AgentError::DeadlinePassed`]. A context given to
-    /// [`run_in`](Self::run_in) with an earlier deadline holds instead. To bound each tool call
-    /// on its own, put a [`Timeout`] layer in the registry.
+    /// through the registry's layers and kept so in the trajectory) and every model
+    /// request's ([`Request::deadline`]); once it has passed, the run ends with
+    /// [`AgentError::DeadlinePassed`]. A context given to [`run_in`](Self::run_in) with an
+    /// earlier deadline holds instead. To bound each tool call on its own, put a [`Timeout`]
+    /// layer in the registry.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
