@@ -11,11 +11,45 @@ use std::fmt;
 
 use serde::Serialize;
 use serde::ser::{self, Impossible, SerializeStruct};
+use serde_json::Value;
 
-/// The user message of `input`, where it serializes as a struct; `None` for anything else
-/// (a map, a struct with flattened fields), which the caller writes the general way.
-pub(crate) fn struct_fields<T: Serialize + ?Sized>(input: &T) -> Option<String> {
+/// The user message of `input`: field by field where it serializes as a struct, else (a map,
+/// a struct with flattened fields) through a `Value`.
+///
+/// # Errors
+/// Why `input` has no message: it does not serialize, or not to an object.
+pub(crate) fn user_message<T: Serialize + ?Sized>(input: &T) -> Result<String, String> {
+    match struct_fields(input) {
+        Some(message) => Ok(message),
+        None => value_fields(input),
+    }
+}
+
+/// The user message of `input`, where it serializes as a struct; `None` for anything else.
+fn struct_fields<T: Serialize + ?Sized>(input: &T) -> Option<String> {
     input.serialize(Fields).ok()
+}
+
+/// The user message of `input` the general way: read into a `Value`, whose members are
+/// written out.
+fn value_fields<T: Serialize + ?Sized>(input: &T) -> Result<String, String> {
+    let value = serde_json::to_value(input).map_err(|e| e.to_string())?;
+    let Value::Object(fields) = value else {
+        return Err("the input must serialize to an object".to_owned());
+    };
+    let mut out = String::new();
+    for (name, value) in fields {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&name);
+        out.push_str(": ");
+        match value {
+            Value::String(text) => out.push_str(&text),
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    Ok(out)
 }
 
 /// Not a struct, or a field that could not be written: the general way decides.
@@ -36,7 +70,7 @@ impl ser::Error for Unwritten {
     }
 }
 
-/// Writes a struct's fields; refuses every other shape.
+/// Writes a struct's fields.
 struct Fields;
 
 /// The message so far.
@@ -71,7 +105,7 @@ impl SerializeStruct for Lines {
     }
 }
 
-/// Refuses everything but a struct.
+/// Methods that answer [`Unwritten`], each argument ignored.
 macro_rules! refuse {
     ($($method:ident($($ty:ty),*)),* $(,)?) => {$(
         fn $method(self, $(_: $ty),*) -> Result<Self::Ok, Self::Error> {
@@ -80,6 +114,77 @@ macro_rules! refuse {
     )*};
 }
 
+/// The scalars neither serializer takes as they are, and every compound shape but a
+/// struct's (`Self::Serialize*` of each is `Impossible`).
+macro_rules! refuse_shared {
+    () => {
+        refuse!(
+            serialize_bool(bool),
+            serialize_i8(i8),
+            serialize_i16(i16),
+            serialize_i32(i32),
+            serialize_i64(i64),
+            serialize_i128(i128),
+            serialize_u8(u8),
+            serialize_u16(u16),
+            serialize_u32(u32),
+            serialize_u64(u64),
+            serialize_u128(u128),
+            serialize_f32(f32),
+            serialize_f64(f64),
+            serialize_bytes(&[u8]),
+            serialize_none(),
+            serialize_unit(),
+            serialize_unit_struct(&'static str),
+        );
+
+        fn serialize_newtype_variant<V: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &V,
+        ) -> Result<Self::Ok, Unwritten> {
+            Err(Unwritten)
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Unwritten> {
+            Err(Unwritten)
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Unwritten> {
+            Err(Unwritten)
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, Unwritten> {
+            Err(Unwritten)
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, Unwritten> {
+            Err(Unwritten)
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Unwritten> {
+            Err(Unwritten)
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, Unwritten> {
+            Err(Unwritten)
+        }
+    };
+}
+
+/// Writes a struct's fields; refuses every other shape.
 impl ser::Serializer for Fields {
     type Ok = String;
     type Error = Unwritten;
@@ -91,24 +196,10 @@ impl ser::Serializer for Fields {
     type SerializeStruct = Lines;
     type SerializeStructVariant = Impossible<String, Unwritten>;
 
+    refuse_shared!();
     refuse!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_f32(f32),
-        serialize_f64(f64),
         serialize_char(char),
         serialize_str(&str),
-        serialize_bytes(&[u8]),
-        serialize_none(),
-        serialize_unit(),
-        serialize_unit_struct(&'static str),
         serialize_unit_variant(&'static str, u32, &'static str),
     );
 
@@ -123,51 +214,8 @@ impl ser::Serializer for Fields {
         // A newtype around a struct is that struct, as `serde_json` writes it.
         value.serialize(self)
     }
-    fn serialize_newtype_variant<V: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &V,
-    ) -> Result<String, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Unwritten> {
-        Err(Unwritten)
-    }
     fn serialize_struct(self, _: &'static str, _: usize) -> Result<Lines, Unwritten> {
         Ok(Lines(String::new()))
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Unwritten> {
-        Err(Unwritten)
     }
 }
 
@@ -187,25 +235,7 @@ impl ser::Serializer for Text<'_> {
     type SerializeStruct = Impossible<(), Unwritten>;
     type SerializeStructVariant = Impossible<(), Unwritten>;
 
-    refuse!(
-        serialize_bool(bool),
-        serialize_i8(i8),
-        serialize_i16(i16),
-        serialize_i32(i32),
-        serialize_i64(i64),
-        serialize_i128(i128),
-        serialize_u8(u8),
-        serialize_u16(u16),
-        serialize_u32(u32),
-        serialize_u64(u64),
-        serialize_u128(u128),
-        serialize_f32(f32),
-        serialize_f64(f64),
-        serialize_bytes(&[u8]),
-        serialize_none(),
-        serialize_unit(),
-        serialize_unit_struct(&'static str),
-    );
+    refuse_shared!();
 
     fn serialize_str(self, text: &str) -> Result<(), Unwritten> {
         self.0.push_str(text);
@@ -234,54 +264,11 @@ impl ser::Serializer for Text<'_> {
     ) -> Result<(), Unwritten> {
         value.serialize(self)
     }
-    fn serialize_newtype_variant<V: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &V,
-    ) -> Result<(), Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleStruct, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeTupleVariant, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, Unwritten> {
-        Err(Unwritten)
-    }
     fn serialize_struct(
         self,
         _: &'static str,
         _: usize,
     ) -> Result<Self::SerializeStruct, Unwritten> {
-        Err(Unwritten)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> Result<Self::SerializeStructVariant, Unwritten> {
         Err(Unwritten)
     }
 }
@@ -292,28 +279,12 @@ mod tests {
     use std::collections::BTreeMap;
 
     use serde::Serialize;
-    use serde_json::Value;
 
-    use super::struct_fields;
+    use super::{struct_fields, user_message, value_fields};
 
-    /// The message the general way writes: the input read into a `Value`, then written out.
+    /// The message the general way writes, where it writes one.
     fn through_value<T: Serialize>(input: &T) -> Option<String> {
-        let Value::Object(fields) = serde_json::to_value(input).ok()? else {
-            return None;
-        };
-        let mut out = String::new();
-        for (name, value) in fields {
-            if !out.is_empty() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&name);
-            out.push_str(": ");
-            match value {
-                Value::String(text) => out.push_str(&text),
-                other => out.push_str(&other.to_string()),
-            }
-        }
-        Some(out)
+        value_fields(input).ok()
     }
 
     #[derive(Serialize)]
@@ -457,6 +428,13 @@ mod tests {
         assert_eq!(struct_fields(&BTreeMap::from([("a", 1)])), None);
         assert_eq!(struct_fields(&"text"), None);
         assert_eq!(struct_fields(&[1, 2]), None);
+        // ...which writes them through a `Value`, or says why it cannot.
+        let flat = Flat {
+            base: Base { a: 1 },
+            b: 2,
+        };
+        assert_eq!(user_message(&flat).as_deref(), Ok("a: 1\n\nb: 2"));
+        assert!(user_message(&"text").is_err());
         // A newtype around a struct is that struct.
         let wrapped = Wrapper(Inner {
             depth: 1,

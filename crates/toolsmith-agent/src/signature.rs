@@ -237,28 +237,7 @@ impl<S: Signature> Compiled<S> {
 
     /// The user message: each input field on its own lines, text as it is, the rest as JSON.
     pub(crate) fn user_message(&self, input: &S::Input) -> Result<String, AgentError> {
-        if let Some(message) = crate::fields::struct_fields(input) {
-            return Ok(message);
-        }
-        let value = serde_json::to_value(input).map_err(|e| AgentError::Input(e.to_string()))?;
-        let Value::Object(fields) = value else {
-            return Err(AgentError::Input(
-                "the input must serialize to an object".to_owned(),
-            ));
-        };
-        let mut out = String::new();
-        for (name, value) in fields {
-            if !out.is_empty() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&name);
-            out.push_str(": ");
-            match value {
-                Value::String(text) => out.push_str(&text),
-                other => out.push_str(&other.to_string()),
-            }
-        }
-        Ok(out)
+        crate::fields::user_message(input).map_err(AgentError::Input)
     }
 
     /// Reads a `finish` call's arguments: coerced as the `finish` tool's, then the output read
