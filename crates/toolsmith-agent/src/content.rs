@@ -16,7 +16,9 @@ const QUOTE_LIMIT: usize = 200;
 
 /// `content` as a tool message's text (blocks joined by newlines, a note in place of each
 /// block a text-only message cannot carry), and the blocks dropped.
-pub(crate) fn for_text_message(content: Vec<Content>) -> (String, Vec<Content>) {
+pub(crate) fn for_text_message(
+    content: impl IntoIterator<Item = Content>,
+) -> (String, Vec<Content>) {
     let mut text = String::new();
     let mut dropped = Vec::new();
     for block in content {
@@ -187,7 +189,7 @@ mod tests {
              [the resource file:///a.pdf (application/pdf, 3 bytes) was returned but cannot be shown]\n\
              [a link to the resource `b.txt` at file:///b.txt: the other file]"
         );
-        assert_eq!(dropped, [Content::Resource(pdf)]);
+        assert_eq!(dropped, [Content::from(pdf)]);
     }
 
     #[test]

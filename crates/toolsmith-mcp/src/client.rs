@@ -1368,7 +1368,7 @@ impl Tool for RemoteTool {
                     ));
                 }
             };
-            let content: Vec<Content> = result.content.into_iter().map(content).collect();
+            let content: toolsmith::Blocks = result.content.into_iter().map(content).collect();
             if result.is_error == Some(true) {
                 let output = ToolOutput::new(content);
                 return Err(ToolError::Failed {

@@ -59,7 +59,7 @@ pub use ask::{
     AskError, AskFuture, Asker, Asking, Elicitation, Elicited, Role, Sampled, Sampling,
     SamplingMessage,
 };
-pub use content::{Content, Media, Resource, ResourceContents, ResourceLink};
+pub use content::{Blocks, Content, IntoBlocks, Media, Resource, ResourceContents, ResourceLink};
 pub use context::{CancellationToken, Cancelled, Context, LogLevel, Progress, Reporter};
 pub use envelope::{EnvelopeError, envelope, lint_tools};
 pub use future::{InsideRuntime, ToolFuture, ToolResult, block_on};

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolsmith_types::{Arguments, CoerceErrors, Limits, Repair, TypeGraph};
 
-use crate::content::{Content, joined_text};
+use crate::content::{Blocks, Content, joined_text};
 use crate::future::block_on_call;
 use crate::{Asking, Context, ToolFuture};
 
@@ -197,8 +197,8 @@ impl ToolAnnotations {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutput {
     /// The result's blocks: text, images, audio, resources (one text block for a tool that
-    /// returns text or a typed value).
-    pub content: Vec<Content>,
+    /// returns text or a typed value, held without an allocation of its own).
+    pub content: Blocks,
     /// The output as JSON, for tools whose return type is data rather than text (its text is
     /// also the content's one text block).
     pub structured: Option<Value>,
@@ -207,10 +207,11 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
-    /// An output of `content` blocks.
-    pub fn new(content: Vec<Content>) -> Self {
+    /// An output of `content` blocks: a `Vec` of them, one [`Content`], or [`Blocks`].
+    #[inline]
+    pub fn new(content: impl Into<Blocks>) -> Self {
         ToolOutput {
-            content,
+            content: content.into(),
             structured: None,
             repairs: Vec::new(),
         }
@@ -219,7 +220,7 @@ impl ToolOutput {
     /// A text output.
     #[inline]
     pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput::new(vec![Content::Text(text.into())])
+        ToolOutput::new(Content::Text(text.into()))
     }
 
     /// A structured output; its text is the compact JSON.
@@ -229,7 +230,7 @@ impl ToolOutput {
         // a `Value` always serializes.
         let text = serde_json::to_string(&value).unwrap_or_default();
         ToolOutput {
-            content: vec![Content::Text(text)],
+            content: Blocks::from(Content::Text(text)),
             structured: Some(value),
             repairs: Vec::new(),
         }

@@ -140,6 +140,12 @@ impl IntoText for Vec<crate::Content> {
     }
 }
 
+impl IntoText for crate::Blocks {
+    fn into_output(self) -> Result<ToolOutput, Failure> {
+        Ok(ToolOutput::new(self))
+    }
+}
+
 /// `Some` text is that text; `None` is empty text, as `()` is: there is nothing to say.
 impl<T: IntoText> IntoText for Option<T> {
     fn into_output(self) -> Result<ToolOutput, Failure> {
