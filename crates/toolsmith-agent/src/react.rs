@@ -466,6 +466,8 @@ impl<S: Signature> ReAct<S> {
 
     /// The loop over this agent's model and tools, in `context`.
     fn engine(&self, context: Context) -> Engine<'_, S> {
+        let context = run_context(context, &self.policy, self.timeout, Some(&self.asker));
+        let (context, abandon) = abandonable(context);
         Engine {
             lm: self.lm.as_ref(),
             compiled: &self.compiled,
@@ -475,7 +477,8 @@ impl<S: Signature> ReAct<S> {
             max_steps: self.max_steps,
             approval: self.approval.as_deref(),
             events: None,
-            context: run_context(context, &self.policy, self.timeout, Some(&self.asker)),
+            context,
+            _abandon: Some(abandon),
         }
     }
 
@@ -658,6 +661,7 @@ impl<S: Signature> Predict<S> {
             approval: None,
             events: None,
             context: run_context(context, &self.policy, self.timeout, None),
+            _abandon: None,
         };
         let opening = engine.opening(input);
         async move {
@@ -715,6 +719,30 @@ struct Engine<'a, S: Signature> {
     events: Option<&'a EventSink<'a>>,
     /// The run's context: the policy, the deadline, and the caller's data and cancellation.
     context: Context,
+    /// Cancels the run's calls when the run ends or is dropped (where it runs tools).
+    _abandon: Option<Abandon>,
+}
+
+/// The cancellation of a run's own: its tool calls see it through their contexts, and it is
+/// cancelled when the run is dropped (its caller stopped waiting) or ends. A blocking call
+/// left waiting for a thread then never starts, and one still running (past a deadline that
+/// answered for it) sees [`Context::is_cancelled`]. One per run, not per call.
+struct Abandon(toolsmith::CancellationToken);
+
+impl Drop for Abandon {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// `context` with a cancellation of the run's own that follows the caller's, and what cancels
+/// it.
+fn abandonable(context: Context) -> (Context, Abandon) {
+    let token = match context.cancellation() {
+        Some(caller) => caller.child(),
+        None => toolsmith::CancellationToken::new(),
+    };
+    (context.with_cancellation(token.clone()), Abandon(token))
 }
 
 /// A predicate saying which tool calls need a person's approval ([`ReAct::needs_approval`]).
@@ -1015,7 +1043,7 @@ impl<S: Signature> Engine<'_, S> {
 
     /// Why the run must stop now, if it must: its context cancelled, or its deadline passed.
     fn stopped(&self, trajectory: &mut Vec<Step>, lm_calls: usize) -> Option<AgentError> {
-        if self.context.is_cancelled() {
+        if self.context.is_cancelled_by_caller() {
             Some(AgentError::Cancelled {
                 trajectory: std::mem::take(trajectory),
                 lm_calls,

@@ -228,7 +228,7 @@ fn quote(text: &str) -> String {
 
 /// Why `context`'s call has stopped waiting, if it has.
 fn stopped(context: &Context) -> Option<Stop> {
-    if context.is_cancelled() {
+    if context.is_cancelled_by_caller() {
         Some(Stop::Cancelled)
     } else if context.is_past_deadline() {
         Some(Stop::DeadlinePassed)

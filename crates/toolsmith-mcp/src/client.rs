@@ -1303,14 +1303,14 @@ impl Tool for RemoteTool {
         ToolFuture::new(async move {
             let server = self.link.server.name();
             if context.is_cancelled() {
-                return Err(ToolError::Cancelled { tool });
+                return Err(context.stopped_error(tool));
             }
             let connection = tokio::select! {
                 session = self.link.session() => session.map_err(|reason| ToolError::Unavailable {
                     tool: tool.clone(),
                     reason: format!("the MCP server `{server}` {reason}"),
                 })?,
-                () = context.cancelled() => return Err(ToolError::Cancelled { tool }),
+                () = context.cancelled() => return Err(context.stopped_error(tool)),
             };
             let unavailable = |reason: String| ToolError::Unavailable {
                 tool: tool.clone(),
@@ -1350,7 +1350,7 @@ impl Tool for RemoteTool {
                         .cancel(Some("the caller cancelled the call".to_owned()))
                         .await;
                 }
-                return Err(ToolError::Cancelled { tool });
+                return Err(context.stopped_error(tool));
             };
             let result = match answer {
                 Ok(Ok(ServerResult::CallToolResult(result))) => result,

@@ -459,7 +459,7 @@ impl Context {
         let tool = self.tool_label();
         // A call cancelled already asks nobody.
         if self.is_cancelled() {
-            return Err(ToolError::Cancelled { tool });
+            return Err(self.stopped_error(tool));
         }
         let mut ask = ask;
         let mut cancelled = self.cancelled();
@@ -474,7 +474,7 @@ impl Context {
         })
         .await;
         match answer {
-            None => Err(ToolError::Cancelled { tool }),
+            None => Err(self.stopped_error(tool)),
             Some(Ok(answer)) => Ok(answer),
             Some(Err(AskError::Unsupported(reason))) => Err(ToolError::NobodyToAsk {
                 tool,

@@ -16,7 +16,7 @@ use toolsmith_types::Policy;
 
 use crate::ToolError;
 use crate::ask::Asker;
-use crate::future::lock;
+use crate::future::{Sleep, lock, sleep_until};
 
 /// What a caller hands a call beside its arguments.
 ///
@@ -56,6 +56,8 @@ pub struct Context {
     /// The call's id: its own for each call, so kept beside the shared part rather than in
     /// it (where setting it copied a scope that the calls of a step or a session share).
     call_id: Option<Arc<str>>,
+    /// The deadline: a timeout sets one per call, so it too is kept beside the shared part.
+    deadline: Option<Instant>,
     /// Everything else, shared: a default context holds none of it, so making, moving and
     /// dropping one (every call does) costs two words (a call's path moves its context
     /// through each layer; at 144 bytes inline that was a tenth of a trivial call's time).
@@ -67,7 +69,6 @@ pub struct Context {
 struct Scope {
     policy: Policy,
     cancellation: Option<CancellationToken>,
-    deadline: Option<Instant>,
     reporter: Option<Arc<dyn Reporter>>,
     asker: Option<Arc<dyn Asker>>,
     data: Option<Arc<Data>>,
@@ -149,8 +150,7 @@ impl Context {
     /// This context with a deadline: the earlier of `deadline` and the one it had.
     #[must_use]
     pub fn with_deadline(mut self, deadline: Instant) -> Self {
-        let scope = self.scope_mut();
-        scope.deadline = Some(scope.deadline.map_or(deadline, |d| d.min(deadline)));
+        self.deadline = Some(self.deadline.map_or(deadline, |d| d.min(deadline)));
         self
     }
 
@@ -231,14 +231,17 @@ impl Context {
         self.tool.as_ref().map(Name::as_str)
     }
 
-    /// Whether the call has been cancelled (by its caller, or by a timeout).
+    /// Whether the call is to stop: its caller cancelled it, or its deadline has passed (a
+    /// [`Timeout`](crate::Timeout) ends a call by its deadline).
     #[inline]
     pub fn is_cancelled(&self) -> bool {
         self.cancellation()
             .is_some_and(CancellationToken::is_cancelled)
+            || self.is_past_deadline()
     }
 
-    /// Completes when the call is cancelled; never, for a call that cannot be.
+    /// Completes when the call is to stop (see [`is_cancelled`](Context::is_cancelled)): when
+    /// its caller cancels it or its deadline passes; never, for a call that has neither.
     ///
     /// A long tool awaits it beside its work (`select!`) or polls
     /// [`is_cancelled`](Context::is_cancelled) between steps; what it returns after a
@@ -248,19 +251,41 @@ impl Context {
         Cancelled {
             token: self.cancellation().cloned(),
             slot: None,
+            deadline: self.deadline.map(sleep_until),
         }
     }
 
-    /// The token that cancels this call, where it can be cancelled.
+    /// The token by which the caller cancels this call, where it gave one (the deadline is
+    /// not in it: [`is_cancelled`](Context::is_cancelled) and
+    /// [`cancelled`](Context::cancelled) see both).
     #[inline]
     pub fn cancellation(&self) -> Option<&CancellationToken> {
         self.scope.as_ref()?.cancellation.as_ref()
     }
 
+    /// Whether the caller's token has cancelled the call (the deadline aside).
+    #[inline]
+    pub fn is_cancelled_by_caller(&self) -> bool {
+        self.cancellation()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// The error of a call of `tool` that stopped because its context did
+    /// ([`is_cancelled`](Context::is_cancelled)): [`ToolError::Cancelled`] where its caller
+    /// cancelled it, else [`ToolError::TimedOut`], its deadline having passed.
+    pub fn stopped_error(&self, tool: impl Into<String>) -> ToolError {
+        let tool = tool.into();
+        if self.is_cancelled_by_caller() || !self.is_past_deadline() {
+            ToolError::Cancelled { tool }
+        } else {
+            ToolError::TimedOut { tool, after: None }
+        }
+    }
+
     /// When the call must have answered by, where it has a deadline.
     #[inline]
     pub fn deadline(&self) -> Option<Instant> {
-        self.scope.as_ref()?.deadline
+        self.deadline
     }
 
     /// The time left before the deadline (zero once it has passed), where there is one.
@@ -278,9 +303,7 @@ impl Context {
     /// pass (a default context's case, answered without looking further).
     #[inline]
     pub(crate) fn cannot_have_ended(&self) -> bool {
-        self.scope
-            .as_ref()
-            .is_none_or(|s| s.cancellation.is_none() && s.deadline.is_none())
+        self.deadline.is_none() && self.scope.as_ref().is_none_or(|s| s.cancellation.is_none())
     }
 
     /// Reports progress: over MCP a `notifications/progress` where the client asked for them;
@@ -323,18 +346,6 @@ impl Context {
             .iter()
             .find(|(id, _)| *id == TypeId::of::<T>())
             .and_then(|(_, value)| value.downcast_ref::<T>())
-    }
-
-    /// This context with a cancellation of its own that also follows the one it had: what a
-    /// layer cancels (a timeout) reaches the tool, and what the caller cancels still does.
-    #[must_use]
-    pub fn with_child_cancellation(mut self) -> (Self, CancellationToken) {
-        let token = match self.cancellation() {
-            Some(parent) => parent.child(),
-            None => CancellationToken::new(),
-        };
-        self.scope_mut().cancellation = Some(token.clone());
-        (self, token)
     }
 }
 
@@ -568,6 +579,7 @@ impl CancellationToken {
         Cancelled {
             token: Some(self.clone()),
             slot: None,
+            deadline: None,
         }
     }
 }
@@ -611,12 +623,19 @@ pub struct Cancelled {
     token: Option<CancellationToken>,
     /// This future's waiter id, once it waits.
     slot: Option<u64>,
+    /// The call's deadline, for a context's (it completes then too).
+    deadline: Option<Sleep>,
 }
 
 impl Future for Cancelled {
     type Output = ();
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<()> {
+        if let Some(deadline) = &mut self.deadline
+            && Pin::new(deadline).poll(cx).is_ready()
+        {
+            return Poll::Ready(());
+        }
         let Some(token) = &self.token else {
             return Poll::Pending;
         };

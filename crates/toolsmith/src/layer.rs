@@ -21,7 +21,7 @@ use serde_json::Value;
 use toolsmith_types::Arguments;
 
 use crate::future::{ToolResult, lock, oneshot, panic_message, park_on, sleep_until};
-use crate::{CancellationToken, Context, Tool, ToolError, ToolFuture};
+use crate::{Context, Tool, ToolError, ToolFuture};
 
 /// One call on its way to its tool.
 pub struct Call<'a> {
@@ -211,17 +211,9 @@ pub(crate) fn refuse_before_start<'t>(
 
 /// [`refuse_before_start`] for a context that can have ended.
 fn refusal(tool: &str, context: &Context) -> Option<ToolError> {
-    let tool = || context.tool_name().unwrap_or(tool).to_owned();
-    if context.is_cancelled() {
-        Some(ToolError::Cancelled { tool: tool() })
-    } else if context.is_past_deadline() {
-        Some(ToolError::TimedOut {
-            tool: tool(),
-            after: None,
-        })
-    } else {
-        None
-    }
+    context
+        .is_cancelled()
+        .then(|| context.stopped_error(context.tool_name().unwrap_or(tool)))
 }
 
 /// A blocking tool's call, run through `offload`, its answer awaited here.
@@ -369,9 +361,17 @@ fn record_answer(span: &tracing::Span, result: &ToolResult) {
     }
 }
 
-/// Bounds each call's time: past it the call's context is cancelled (the tool sees it) and the
-/// call answers [`ToolError::TimedOut`]. A deadline the context has already that comes sooner
-/// holds instead (and is enforced even by `Timeout::deadline()`, which sets none of its own).
+/// Bounds each call's time: it gives the call's context a deadline, past which the context is
+/// cancelled (the tool sees it: [`Context::is_cancelled`], [`Context::cancelled`]) and the call
+/// answers [`ToolError::TimedOut`]. A deadline the context has already that comes sooner holds
+/// instead (and is enforced even by `Timeout::deadline()`, which sets none of its own).
+///
+/// The deadline is the cancellation: a call that answers as it is made (a sync tool, most
+/// async ones) costs the layer a look at the clock where it sets a deadline of its own, and
+/// nothing more, not even that under `Timeout::deadline()`. A call dropped before its deadline
+/// (its caller stopped waiting) is not cancelled by this layer: an async tool's future is
+/// dropped with it, and a caller that runs blocking tools on other threads cancels them with
+/// its own [`CancellationToken`](crate::CancellationToken) (as an agent's run does when it is dropped).
 #[derive(Debug, Clone, Copy)]
 pub struct Timeout {
     after: Option<Duration>,
@@ -409,7 +409,6 @@ impl Layer for Timeout {
         };
         // The layer's own time when it is what ends the call, for the message.
         let after = self.after.filter(|_| own == Some(deadline));
-        let (context, token) = context.with_child_cancellation();
         let call = Call {
             tool,
             arguments,
@@ -420,14 +419,10 @@ impl Layer for Timeout {
         if future.is_ready() {
             return future;
         }
-        // A caller that stops waiting (drops the call) cancels it too: a blocking call still
-        // queued then never starts, and a running one sees `is_cancelled`.
-        let abandoned = CancelOnDrop(Some(token.clone()));
         ToolFuture::new(async move {
-            let mut abandoned = abandoned;
             let mut sleep = std::pin::pin!(sleep_until(deadline));
+            // The tool's context is cancelled by now: its deadline has passed.
             let timed_out = || {
-                token.cancel();
                 Poll::Ready(Err(ToolError::TimedOut {
                     tool: name.as_deref().unwrap_or(tool.name()).to_owned(),
                     after,
@@ -437,7 +432,7 @@ impl Layer for Timeout {
             // deadline the call was made after (the stack refuses a call past it), so only later
             // ones read the clock first.
             let mut polled = false;
-            let answer = std::future::poll_fn(|cx| {
+            std::future::poll_fn(|cx| {
                 // The deadline before the call: where two timeouts share one (a layer's own,
                 // and a deadline layer inside it that reads it from the context), the outer
                 // answers, saying its own time.
@@ -454,28 +449,8 @@ impl Layer for Timeout {
                 }
                 Poll::Pending
             })
-            .await;
-            abandoned.disarm();
-            answer
+            .await
         })
-    }
-}
-
-/// Cancels its token when dropped, unless disarmed (its call answered).
-struct CancelOnDrop(Option<CancellationToken>);
-
-impl CancelOnDrop {
-    /// The call answered: nothing to cancel.
-    fn disarm(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(token) = self.0.take() {
-            token.cancel();
-        }
     }
 }
 
@@ -623,10 +598,7 @@ impl Layer for ConcurrencyLimit {
             })
             .await;
             let Some(permit) = acquired else {
-                let tool = call.name();
-                return Err(ToolError::Cancelled {
-                    tool: tool.to_owned(),
-                });
+                return Err(call.context.stopped_error(call.name()));
             };
             drop(waiting);
             let result = next.run(call).await;

@@ -302,6 +302,51 @@ fn a_tool_awaiting_cancellation_observes_it_when_the_caller_cancels() {
     );
 }
 
+/// Waits for its call to stop, then says why, as a tool that stops early does.
+#[toolsmith::tool]
+async fn wait_to_stop(ctx: &Context) -> Result<String, ToolError> {
+    ctx.cancelled().await;
+    Err(ctx.stopped_error(""))
+}
+
+#[test]
+fn a_deadline_alone_cancels_the_context_when_it_passes_with_no_layer_to_enforce_it() {
+    let deadline = Instant::now() + Duration::from_millis(40);
+    let ctx = Context::new().with_deadline(deadline);
+    assert!(!ctx.is_cancelled());
+    assert!(!ctx.is_cancelled_by_caller());
+    toolsmith::block_on(ctx.cancelled()).unwrap();
+    assert!(Instant::now() >= deadline);
+    assert!(ctx.is_cancelled());
+    assert!(!ctx.is_cancelled_by_caller());
+    assert_eq!(ctx.stopped_error("t").code(), "timed_out");
+
+    // Through a registry with no layer but the default ones: the tool sees the deadline pass.
+    let mut registry = Registry::new();
+    registry.add(Arc::new(WaitToStop)).unwrap();
+    let ctx = Context::new().with_deadline(Instant::now() + Duration::from_millis(30));
+    let error = registry
+        .call_blocking("wait_to_stop", Arguments::Text("{}"), ctx)
+        .unwrap_err();
+    assert_eq!(
+        error,
+        ToolError::TimedOut {
+            tool: "wait_to_stop".into(),
+            after: None
+        }
+    );
+
+    // A caller's cancellation is told apart from the deadline, whichever came first.
+    let token = CancellationToken::new();
+    let ctx = Context::new()
+        .with_cancellation(token.clone())
+        .with_deadline(Instant::now() - Duration::from_millis(1));
+    assert_eq!(ctx.stopped_error("t").code(), "timed_out");
+    token.cancel();
+    assert!(ctx.is_cancelled_by_caller());
+    assert_eq!(ctx.stopped_error("t").code(), "cancelled");
+}
+
 #[test]
 fn a_cancelled_future_completes_for_every_waiter_and_children_follow_their_parent() {
     let parent = CancellationToken::new();
