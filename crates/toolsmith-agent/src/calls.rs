@@ -209,7 +209,7 @@ fn drive<'c>(
         if Pin::new(&mut cancellation).poll(cx).is_ready() {
             for slot in slots.iter_mut() {
                 if let Slot::Waiting(_, call) | Slot::Running(call, ..) = *slot {
-                    *slot = Slot::Done(Err(cancelled(call)));
+                    *slot = Slot::Done(Err(context.stopped_error(call.name.as_str())));
                 }
             }
             return Poll::Ready(());

@@ -826,10 +826,13 @@ impl<S: Signature> Engine<'_, S> {
             Some(Err(error)) => Err(self
                 .stopped(&mut progress.trajectory, progress.lm_calls)
                 .unwrap_or(AgentError::Lm(error))),
-            None => Err(AgentError::Cancelled {
-                trajectory: std::mem::take(&mut progress.trajectory),
-                lm_calls: progress.lm_calls,
-            }),
+            // Stopped waiting: the run was cancelled, or its deadline passed.
+            None => Err(self
+                .stopped(&mut progress.trajectory, progress.lm_calls)
+                .unwrap_or_else(|| AgentError::Cancelled {
+                    trajectory: std::mem::take(&mut progress.trajectory),
+                    lm_calls: progress.lm_calls,
+                })),
         }
     }
 

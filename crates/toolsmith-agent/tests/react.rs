@@ -906,3 +906,34 @@ fn an_answer_beside_a_rejected_call_is_not_taken() {
     let errors: Vec<Option<&str>> = answer.trajectory.iter().map(|step| step.error).collect();
     assert_eq!(errors, [Some("rejected"), Some("not_taken")]);
 }
+
+/// A model that never answers.
+struct Silent;
+
+impl toolsmith_agent::LanguageModel for Silent {
+    fn dialect(&self) -> toolsmith::Dialect {
+        toolsmith::Dialect::OpenAi { strict: false }
+    }
+
+    fn complete<'a>(&'a self, _: toolsmith_agent::Request<'a>) -> toolsmith_agent::LmFuture<'a> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[test]
+fn a_deadline_passing_while_the_model_thinks_ends_the_run_as_the_deadline_not_as_a_cancellation() {
+    let agent = ReAct::<QuestionAnswer>::new(Arc::new(Silent), &Registry::new())
+        .unwrap()
+        .timeout(Duration::from_millis(50));
+    let started = Instant::now();
+    let error = agent
+        .run_blocking(&Question {
+            question: "?".into(),
+        })
+        .unwrap_err();
+    assert!(
+        matches!(error, AgentError::DeadlinePassed { lm_calls: 1, .. }),
+        "{error:?}"
+    );
+    assert!(started.elapsed() >= Duration::from_millis(50));
+}

@@ -1347,7 +1347,11 @@ impl Tool for RemoteTool {
             let Some(answer) = answered else {
                 if let Some(handle) = handle {
                     let _ = handle
-                        .cancel(Some("the caller cancelled the call".to_owned()))
+                        .cancel(Some(if context.is_cancelled_by_caller() {
+                            "the caller cancelled the call".to_owned()
+                        } else {
+                            "the call's deadline passed".to_owned()
+                        }))
                         .await;
                 }
                 return Err(context.stopped_error(tool));

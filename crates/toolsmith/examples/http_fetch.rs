@@ -164,7 +164,7 @@ impl Tool for HttpFetch {
             let fetched = tokio::time::timeout(time, self.fetch(&value));
             let answer = tokio::select! {
                 biased;
-                () = context.cancelled() => return Err(ToolError::Cancelled { tool }),
+                () = context.cancelled() => return Err(context.stopped_error(tool)),
                 answer = fetched => answer,
             };
             match answer {

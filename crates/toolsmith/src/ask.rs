@@ -378,8 +378,9 @@ impl Context {
     /// # Errors
     /// [`ToolError::NobodyToAsk`] when the caller gave no [`Asker`] or its asker cannot ask a
     /// person; [`ToolError::AskFailed`] when asking went wrong or the answer does not read as
-    /// a `T`; [`ToolError::Cancelled`] when the call is cancelled before or while it waits;
-    /// [`ToolError::Failed`] when `T` cannot be a form (a bug in the tool).
+    /// a `T`; [`ToolError::Cancelled`] when the call is cancelled before or while it waits
+    /// ([`ToolError::TimedOut`] when its deadline passes); [`ToolError::Failed`] when `T`
+    /// cannot be a form (a bug in the tool).
     pub async fn elicit<T: Describe + DeserializeOwned>(
         &self,
         message: impl Into<String>,
@@ -433,7 +434,8 @@ impl Context {
     /// # Errors
     /// [`ToolError::NobodyToAsk`] when the caller gave no [`Asker`] or its asker has no
     /// model; [`ToolError::AskFailed`] when asking went wrong; [`ToolError::Cancelled`] when
-    /// the call is cancelled while it waits.
+    /// the call is cancelled while it waits ([`ToolError::TimedOut`] when its deadline
+    /// passes).
     pub async fn sample(&self, request: impl Into<Sampling>) -> Result<Sampled, ToolError> {
         let request = request.into();
         let asker = self.asker(Asking::Sampling)?;

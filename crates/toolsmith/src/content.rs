@@ -308,6 +308,24 @@ impl<const N: usize> PartialEq<[Content; N]> for Blocks {
     }
 }
 
+impl PartialEq<Blocks> for [Content] {
+    fn eq(&self, other: &Blocks) -> bool {
+        self == other.as_slice()
+    }
+}
+
+impl PartialEq<Blocks> for Vec<Content> {
+    fn eq(&self, other: &Blocks) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<const N: usize> PartialEq<Blocks> for [Content; N] {
+    fn eq(&self, other: &Blocks) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
 impl From<Content> for Blocks {
     #[inline]
     fn from(block: Content) -> Self {
@@ -355,19 +373,20 @@ impl FromIterator<Content> for Blocks {
 
 impl Extend<Content> for Blocks {
     fn extend<I: IntoIterator<Item = Content>>(&mut self, iter: I) {
-        let mut iter = iter.into_iter().peekable();
-        if iter.peek().is_none() {
+        // Taken first: should the iterator panic, the blocks held are still held.
+        let more: Blocks = iter.into_iter().collect();
+        if more.is_empty() {
             return;
         }
         let held = std::mem::replace(&mut self.0, Held::Many(Box::default()));
         *self = match held {
-            Held::Many(blocks) if blocks.is_empty() => iter.collect(),
+            Held::Many(blocks) if blocks.is_empty() => more,
             Held::Many(blocks) => {
                 let mut blocks = blocks.into_vec();
-                blocks.extend(iter);
+                blocks.extend(more);
                 Blocks::from(blocks)
             }
-            Held::One(first) => std::iter::once(first).chain(iter).collect(),
+            Held::One(first) => std::iter::once(first).chain(more).collect(),
         };
     }
 }
@@ -493,6 +512,9 @@ mod tests {
         assert!(matches!(many.0, Held::Many(_)));
         assert_eq!(one, many);
         assert_eq!(one, [Content::text("a")]);
+        assert_eq!([Content::text("a")], one);
+        assert_eq!(vec![Content::text("a")], many);
+        assert_eq!(*[Content::text("a")].as_slice(), one);
         assert_ne!(one, Blocks::new());
         assert_eq!(format!("{one:?}"), format!("{many:?}"));
     }

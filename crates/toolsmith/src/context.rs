@@ -245,8 +245,9 @@ impl Context {
     ///
     /// A long tool awaits it beside its work (`select!`) or polls
     /// [`is_cancelled`](Context::is_cancelled) between steps; what it returns after a
-    /// cancellation is dropped by most callers, so returning [`ToolError::Cancelled`] early is
-    /// the courteous answer.
+    /// cancellation is dropped by most callers, so returning early with
+    /// [`stopped_error`](Context::stopped_error) (cancelled, or timed out) is the courteous
+    /// answer.
     pub fn cancelled(&self) -> Cancelled {
         Cancelled {
             token: self.cancellation().cloned(),

@@ -455,7 +455,8 @@ impl Layer for Timeout {
 }
 
 /// At most so many calls at once; the rest wait their turn, in order (a call cancelled while it
-/// waits answers [`ToolError::Cancelled`] and leaves the queue).
+/// waits answers [`ToolError::Cancelled`], or [`ToolError::TimedOut`] when its deadline passes,
+/// and leaves the queue).
 #[derive(Clone)]
 pub struct ConcurrencyLimit {
     state: Arc<Mutex<Permits>>,

@@ -127,7 +127,7 @@ pub trait Tool: Send + Sync {
     ///
     /// The future is `Send` and needs no particular runtime (a tool that uses one, say tokio's
     /// sockets, needs its caller to run it there). A tool that sees
-    /// [`Context::is_cancelled`] may stop early with [`ToolError::Cancelled`].
+    /// [`Context::is_cancelled`] may stop early with [`Context::stopped_error`].
     ///
     /// A call already cancelled or past its deadline is refused before it gets here, once, by
     /// the caller: a [`Registry`](crate::Registry)'s stack, or

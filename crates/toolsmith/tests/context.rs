@@ -519,7 +519,7 @@ fn a_caller_cancelling_a_call_under_a_timeout_still_reaches_the_tool() {
         )
         .unwrap();
     canceller.join().unwrap();
-    // The tool saw its caller's cancellation through the timeout's own token, and answered.
+    // The tool saw its caller's cancellation under the timeout, and answered.
     assert_eq!(output.as_text(), "cancelled, and answering anyway");
     watcher.saw_cancellation();
 }

@@ -130,7 +130,7 @@ impl IntoText for ToolOutput {
 
 impl IntoText for crate::Content {
     fn into_output(self) -> Result<ToolOutput, Failure> {
-        Ok(ToolOutput::new(vec![self]))
+        Ok(ToolOutput::new(self))
     }
 }
 
