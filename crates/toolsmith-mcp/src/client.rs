@@ -24,18 +24,18 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use reqwest::header::{HeaderName, HeaderValue};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ClientRequest, ContentBlock, ElicitRequestParams,
-    ElicitResult, ElicitationAction, ElicitationCapability, FormElicitationCapability,
-    Implementation, InitializeRequestParams, JsonRpcMessage, ProgressToken, ProtocolVersion,
-    ResourceContents, ServerNotification, ServerResult,
+    CallToolRequestParams, CancelledNotification, CancelledNotificationParam, ClientCapabilities,
+    ClientRequest, ContentBlock, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, InitializeRequestParams,
+    JsonRpcMessage, ProgressToken, ProtocolVersion, RequestId, ResourceContents,
+    ServerNotification, ServerResult,
 };
 // Sampling is deprecated by the newest revision (SEP-2577), which has no handshake; the servers
 // this client talks to (revisions with one) still ask for it.
 #[allow(deprecated)]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use rmcp::service::{
-    PeerRequestOptions, RequestContext, RequestHandle, RunningService, RxJsonRpcMessage,
-    ServiceError, TxJsonRpcMessage,
+    PeerRequestOptions, RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
 };
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{IntoTransport, StreamableHttpClientTransport, Transport};
@@ -51,7 +51,7 @@ use toolsmith::{
 };
 
 use crate::servers::{HttpServer, RemoteServer, StdioServer};
-use crate::stdio::ClientLines;
+use crate::stdio::{CallAnswer, ClientCalls, ClientLines};
 
 /// How many of the server's last stderr lines are kept for error messages.
 const STDERR_LINES: usize = 20;
@@ -229,6 +229,9 @@ struct Current {
 /// One connection to the server, from its handshake to its end.
 struct Session {
     peer: Peer<RoleClient>,
+    /// Where the session allows it (a stdio server on a protocol before 2026-07-28), the
+    /// calls sent beside rmcp's loop.
+    calls: Option<Arc<ClientCalls<tokio::process::ChildStdin>>>,
     /// Kept to keep the connection: dropping it ends the service and closes the transport.
     service: RunningService<RoleClient, Handler>,
     progress: Progressing,
@@ -377,27 +380,52 @@ const MAX_QUESTIONS: usize = 16;
 /// that the server's progress and questions reach its context; dropped unanswered (its caller
 /// gave up on it, dropping its future), it is cancelled at the server too.
 struct Sent {
-    handle: Option<RequestHandle<RoleClient>>,
+    request: Option<Request>,
     token: ProgressToken,
     calls: Progressing,
     /// The runtime the connection lives on, where a dropped call's cancellation is sent.
     runtime: Handle,
 }
 
+/// A request awaiting its answer: sent through rmcp's peer, or beside it ([`ClientCalls`]).
+struct Request {
+    id: RequestId,
+    answer: tokio::sync::oneshot::Receiver<CallAnswer>,
+    /// Where its cancellation is sent.
+    peer: Peer<RoleClient>,
+    /// What sent it, when not rmcp's peer: what stops waiting for it once it is cancelled.
+    calls: Option<Arc<ClientCalls<tokio::process::ChildStdin>>>,
+}
+
+impl Request {
+    /// Tells the server the call is cancelled, for `reason`, as rmcp's request handle would
+    /// (the request was made without options: there is nothing else of rmcp's to undo).
+    async fn cancel(self, reason: String) {
+        if let Some(calls) = &self.calls {
+            calls.forget(&self.id);
+        }
+        let notification = CancelledNotification::new(CancelledNotificationParam::new(
+            Some(self.id),
+            Some(reason),
+        ));
+        let _ = self.peer.send_notification(notification.into()).await;
+    }
+}
+
 impl Sent {
     fn new(
-        handle: RequestHandle<RoleClient>,
+        request: Request,
+        token: ProgressToken,
         context: Context,
         calls: &Progressing,
         runtime: &Handle,
     ) -> Sent {
-        let token = handle.progress_token.clone();
         calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .enter(token.clone(), context);
         Sent {
-            handle: Some(handle),
+            request: Some(request),
             token,
             calls: Arc::clone(calls),
             runtime: runtime.clone(),
@@ -405,19 +433,17 @@ impl Sent {
     }
 
     /// The server's answer.
-    async fn answer(
-        &mut self,
-    ) -> Result<Result<ServerResult, ServiceError>, tokio::sync::oneshot::error::RecvError> {
-        match self.handle.as_mut() {
-            Some(handle) => (&mut handle.rx).await,
+    async fn answer(&mut self) -> Result<CallAnswer, tokio::sync::oneshot::error::RecvError> {
+        match self.request.as_mut() {
+            Some(request) => (&mut request.answer).await,
             None => std::future::pending().await,
         }
     }
 
-    /// The call leaves the calls in flight, its request's handle given back to be cancelled
-    /// or dropped as the caller decides.
-    fn settle(mut self) -> Option<RequestHandle<RoleClient>> {
-        self.handle.take()
+    /// The call leaves the calls in flight, its request given back to be cancelled or dropped
+    /// as the caller decides.
+    fn settle(mut self) -> Option<Request> {
+        self.request.take()
     }
 }
 
@@ -427,14 +453,11 @@ impl Drop for Sent {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .leave(&self.token);
-        if let Some(handle) = self.handle.take() {
+        if let Some(request) = self.request.take() {
             // The caller stopped waiting without a word: the server is told, as it is of a
             // cancellation, so that the tool stops there too.
-            self.runtime.spawn(async move {
-                let _ = handle
-                    .cancel(Some("the caller gave up on the call".to_owned()))
-                    .await;
-            });
+            self.runtime
+                .spawn(request.cancel("the caller gave up on the call".to_owned()));
         }
     }
 }
@@ -958,8 +981,9 @@ async fn open_stdio(
     };
     let stderr: Stderr = Arc::default();
     let stderr_read = tokio::spawn(keep_stderr(stderr_pipe, Arc::clone(&stderr)));
+    let (lines, calls) = ClientLines::with_calls(stdout, stdin, MAX_MESSAGE_BYTES);
     let transport = InOrder {
-        inner: ClientLines::new(stdout, stdin, MAX_MESSAGE_BYTES),
+        inner: lines,
         progress: Arc::clone(&progress),
         changes: Arc::clone(changes),
     };
@@ -978,8 +1002,15 @@ async fn open_stdio(
         }
         Err(Handshake::TimedOut(reason)) => return Err(failed(reason)),
     };
+    // Later protocols carry the session's metadata in every request, which rmcp adds.
+    let calls = service
+        .peer()
+        .peer_info()
+        .is_some_and(|info| info.protocol_version < ProtocolVersion::V_2026_07_28)
+        .then_some(calls);
     Ok(Session {
         peer: service.peer().clone(),
+        calls,
         service,
         progress,
         stderr,
@@ -1036,6 +1067,7 @@ async fn open_http(
         })?;
     Ok(Session {
         peer: service.peer().clone(),
+        calls: None,
         service,
         progress,
         stderr: Stderr::default(),
@@ -1322,36 +1354,73 @@ impl Tool for RemoteTool {
             let request = ClientRequest::CallToolRequest(rmcp::model::Request::new(
                 CallToolRequestParams::new(self.name.clone()).with_arguments(object),
             ));
-            let handle = connection
-                .peer
-                .send_cancellable_request(request, PeerRequestOptions::no_options())
-                .await;
-            let handle = match handle {
-                Ok(handle) => handle,
+            // Sent beside rmcp's loop where the session allows it (a stdio server on a
+            // protocol before 2026-07-28), else through it. Beside it, the request is queued
+            // here and written while the call's cancellation is watched: a server that stops
+            // reading holds the write, not the caller past its deadline.
+            let mut write = None;
+            let sent = match &connection.calls {
+                Some(calls) => calls
+                    .start(request)
+                    .map(|(sent, written)| {
+                        write = Some(written);
+                        let request = Request {
+                            id: sent.id,
+                            answer: sent.answer,
+                            peer: connection.peer.clone(),
+                            calls: Some(Arc::clone(calls)),
+                        };
+                        (request, sent.progress_token)
+                    })
+                    .map_err(|error| error.to_string()),
+                None => connection
+                    .peer
+                    .send_cancellable_request(request, PeerRequestOptions::no_options())
+                    .await
+                    .map(|handle| {
+                        let request = Request {
+                            id: handle.id,
+                            answer: handle.rx,
+                            peer: handle.peer,
+                            calls: None,
+                        };
+                        (request, handle.progress_token)
+                    })
+                    .map_err(|error| error.to_string()),
+            };
+            let (request, token) = match sent {
+                Ok(sent) => sent,
                 Err(error) => {
                     connection.last_words(&self.link.runtime).await;
                     return Err(unavailable(format!("cannot be reached: {error}")));
                 }
             };
             let mut sent = Sent::new(
-                handle,
+                request,
+                token,
                 context.clone(),
                 &connection.progress,
                 &self.link.runtime,
             );
             let answered = tokio::select! {
-                answer = sent.answer() => Some(answer),
+                answer = async {
+                    // A write that fails fails the answer (the connection has broken).
+                    if let Some(write) = write {
+                        write.await;
+                    }
+                    sent.answer().await
+                } => Some(answer),
                 () = context.cancelled() => None,
             };
-            let handle = sent.settle();
+            let request = sent.settle();
             let Some(answer) = answered else {
-                if let Some(handle) = handle {
-                    let _ = handle
-                        .cancel(Some(if context.is_cancelled_by_caller() {
+                if let Some(request) = request {
+                    request
+                        .cancel(if context.is_cancelled_by_caller() {
                             "the caller cancelled the call".to_owned()
                         } else {
                             "the call's deadline passed".to_owned()
-                        }))
+                        })
                         .await;
                 }
                 return Err(context.stopped_error(tool));

@@ -47,6 +47,10 @@ use tokio::time::Instant;
 use crate::error::ServeError;
 use crate::intake::{CallIntake, ToolAnswer, ToolCall, UTF8_BOM};
 use crate::server::McpServer;
+pub(crate) use direct::{CallAnswer, ClientCalls};
+use direct::{Direct, PeerSlot};
+
+mod direct;
 
 /// An MCP server transport over a reader and a writer: one JSON-RPC message per line each way.
 ///
@@ -74,6 +78,9 @@ pub struct LineTransport<R, W> {
     /// Whether an answer to a bad line is being written: a `receive` given up while it wrote
     /// leaves it to the next one to finish.
     answering: bool,
+    /// Serving an [`McpServer`] over a lasting connection: the calls answered here rather than
+    /// through rmcp's loop.
+    direct: Option<Direct>,
 }
 
 /// The places for an [`McpServer`]'s calls, and how long a call read waits for one.
@@ -239,6 +246,7 @@ where
             waiting: None,
             handshake: true,
             answering: false,
+            direct: None,
         }
     }
 
@@ -321,9 +329,16 @@ impl McpServer {
         R: AsyncRead + Send + Unpin + 'static,
         W: AsyncWrite + Send + Unpin + 'static,
     {
-        let transport = self.line_transport(read, write);
-        let running = match self.for_lasting_connection().serve(transport).await {
-            Ok(running) => running,
+        let server = self.for_lasting_connection();
+        let peer = PeerSlot::default();
+        let mut transport = server.line_transport(read, write);
+        transport.direct = Some(Direct::new(server.clone(), Arc::clone(&peer)));
+        let running = match server.serve(transport).await {
+            Ok(running) => {
+                // The session is open: its calls are answered by the transport from now on.
+                let _ = peer.set(running.peer().clone());
+                running
+            }
             // A client may leave before its first request (after `server/discover`, say).
             Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
             Err(error) => return Err(ServeError::Connection(error.to_string())),
@@ -629,7 +644,14 @@ where
                     }
                 };
                 if let Some(call) = self.waiting.take() {
-                    return Some(call.admit(place));
+                    let message = call.admit(place);
+                    match &self.direct {
+                        Some(direct) => match direct.take(message, &self.write) {
+                            Some(message) => return Some(message),
+                            None => continue,
+                        },
+                        None => return Some(message),
+                    }
                 }
             }
             let answer = match self.read_line().await.ok()? {
@@ -654,6 +676,9 @@ where
                             Screened::Pass => match read {
                                 Read::Message(message) => {
                                     self.line = recycle(line);
+                                    if let Some(direct) = &self.direct {
+                                        direct.note(&message);
+                                    }
                                     return Some(message);
                                 }
                                 Read::Call(call) => {
@@ -680,6 +705,11 @@ where
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        // The calls answered here, which rmcp's loop does not see, answer before the stream
+        // closes, as those it runs itself do.
+        if let Some(direct) = &mut self.direct {
+            direct.drain().await;
+        }
         self.write.close().await
     }
 }
@@ -697,7 +727,11 @@ where
 /// waiting), and such a request is answered as too large. An answer no reader takes (an error
 /// without its message, say) fails its request too, with the reader's words, where rmcp would
 /// drop it and leave the call waiting for good.
-pub(crate) struct ClientLines<R, W>(LineTransport<R, W>);
+pub(crate) struct ClientLines<R, W> {
+    lines: LineTransport<R, W>,
+    /// The calls sent beside rmcp's loop, whose answers are handed straight back.
+    calls: Option<Arc<ClientCalls<W>>>,
+}
 
 impl<R, W> ClientLines<R, W>
 where
@@ -707,7 +741,51 @@ where
     /// The client's end reading `read` (the server's stdout) and writing `write` (its stdin),
     /// dropping lines over `max_line_bytes`.
     pub(crate) fn new(read: R, write: W, max_line_bytes: usize) -> Self {
-        ClientLines(LineTransport::new(read, write, max_line_bytes))
+        ClientLines {
+            lines: LineTransport::new(read, write, max_line_bytes),
+            calls: None,
+        }
+    }
+
+    /// The same, and the calls that can be sent on it beside rmcp's loop.
+    pub(crate) fn with_calls(
+        read: R,
+        write: W,
+        max_line_bytes: usize,
+    ) -> (Self, Arc<ClientCalls<W>>) {
+        let mut lines = ClientLines::new(read, write, max_line_bytes);
+        let calls = Arc::new(ClientCalls::new(Arc::clone(&lines.lines.write)));
+        lines.calls = Some(Arc::clone(&calls));
+        (lines, calls)
+    }
+
+    /// The next message for rmcp: each answer to a call sent by [`ClientCalls`] is handed to it
+    /// instead. Cancel-safe, as [`read_message`](Self::read_message) is.
+    async fn next_message(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        loop {
+            let Some(message) = self.read_message().await else {
+                if let Some(calls) = &self.calls {
+                    calls.close();
+                }
+                return None;
+            };
+            match &self.calls {
+                Some(calls) => {
+                    if let Some(message) = calls.answer(message) {
+                        return Some(message);
+                    }
+                }
+                None => return Some(message),
+            }
+        }
+    }
+}
+
+impl<R, W> Drop for ClientLines<R, W> {
+    fn drop(&mut self) {
+        if let Some(calls) = &self.calls {
+            calls.close();
+        }
     }
 }
 
@@ -723,11 +801,27 @@ where
         item: TxJsonRpcMessage<RoleClient>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let encoded = encode_call(&item).unwrap_or_else(|| encode(&item));
-        send_encoded(&self.0.write, encoded)
+        send_encoded(&self.lines.write, encoded)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
-        let lines = &mut self.0;
+        self.next_message().await
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.lines.write.close().await
+    }
+}
+
+impl<R, W> ClientLines<R, W>
+where
+    R: AsyncRead + Send + Unpin,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    /// The next message read from the server, an error answering what cannot be read where it
+    /// answers a request. Cancel-safe: what was read stays in `self` for the next call.
+    async fn read_message(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let lines = &mut self.lines;
         loop {
             // An answer to a bad line whose write a dropped `receive` gave up on.
             if lines.answering {
@@ -796,10 +890,6 @@ where
                 lines.answering = false;
             }
         }
-    }
-
-    async fn close(&mut self) -> Result<(), Self::Error> {
-        self.0.write.close().await
     }
 }
 

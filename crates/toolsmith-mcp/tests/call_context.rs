@@ -178,10 +178,22 @@ async fn a_cancelled_call_is_never_answered_and_its_tool_sees_the_cancellation()
         text(&seen).parse::<usize>().unwrap(),
         before.parse::<usize>().unwrap() + 1
     );
-    // The tool has answered by now, and rmcp has dropped the answer: what comes next is only
-    // the answer to what comes next.
+    // The tool has answered by now, and the server has dropped the answer: what comes next is
+    // only the answer to what comes next.
     let ping = client.request("ping", json!({})).await;
     assert_eq!(ping["result"], json!({}));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_closes_its_end_still_gets_the_answers_of_the_calls_running() {
+    let (mut client, _gate) = Client::connect(McpConfig::default()).await;
+    let counting = client.send_call("count_to", json!({"n": 20})).await;
+    client.close_write().await;
+    let answer: Value = serde_json::from_str(&client.receive_line().await).unwrap();
+    assert_eq!(answer["id"], counting, "{answer}");
+    assert_eq!(text(&answer), "counted to 20");
+    // Then the server closes its end.
+    assert!(client.closed_within(ANSWER_WITHIN).await);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -424,6 +424,20 @@ impl Client {
             .expect("an answer in time")
     }
 
+    /// Closes the client's end of the pipe to the server, as a client closing the server's
+    /// stdin does.
+    pub async fn close_write(&mut self) {
+        self.write.shutdown().await.unwrap();
+    }
+
+    /// Whether the server closes its end within `wait`, writing nothing more.
+    pub async fn closed_within(&mut self, wait: Duration) -> bool {
+        matches!(
+            tokio::time::timeout(wait, self.lines.next_line()).await,
+            Ok(Ok(None))
+        )
+    }
+
     /// Writes raw bytes, then a newline.
     pub async fn send_bytes(&mut self, bytes: &[u8]) {
         self.write.write_all(bytes).await.unwrap();
