@@ -152,8 +152,13 @@ impl Direct {
                 Ok(result) => JsonRpcMessage::response(result, id),
                 Err(error) => JsonRpcMessage::error(error, Some(id)),
             };
-            // A failed write breaks the writer: every later answer fails too, as through rmcp.
-            let _ = send_line(&write, &message).await;
+            // Queued now, written once the other calls ready in this turn have queued theirs:
+            // answers finished together leave in one write, as through rmcp's loop (whose
+            // send tasks run after it has taken every answer ready). A failed write breaks the
+            // writer: every later answer fails too, as through rmcp.
+            let written = send_line(&write, &message);
+            tokio::task::yield_now().await;
+            let _ = written.await;
         });
         None
     }
