@@ -670,7 +670,11 @@ impl Answered<'_> {
         }
         let mut client_cancelled = pin!(request.ct.cancelled());
         let mut passed_on = false;
-        let mut late = pin!(tokio::time::sleep_until(deadline.into()));
+        // The deadline on toolsmith's timer, not tokio's: tokio's time driver wakes itself (a
+        // write to its eventfd) for every timer registered since it last slept with none
+        // pending, which a server answering call after call paid once a call; toolsmith's
+        // timer is told only of a deadline earlier than every other.
+        let mut late = pin!(Context::new().with_deadline(deadline).cancelled());
         let mut sending: Option<Pin<Box<dyn Future<Output = ()> + Send>>> = None;
         let answer = std::future::poll_fn(|cx| {
             loop {

@@ -112,6 +112,44 @@ async fn the_timeout_cancels_an_async_tools_context_before_the_error_answer() {
     assert_eq!(DROPPED_CANCELLED.load(Ordering::SeqCst), 1);
 }
 
+/// A layer of the program's that holds every call a minute after its tool answered.
+struct HoldOn;
+
+impl toolsmith::Layer for HoldOn {
+    fn call<'a>(
+        &'a self,
+        call: toolsmith::Call<'a>,
+        next: toolsmith::Next<'a>,
+    ) -> toolsmith::ToolFuture<'a> {
+        toolsmith::ToolFuture::new(async move {
+            let answer = next.run(call).await;
+            tokio::time::sleep(Duration::from_secs(60)).await;
+            answer
+        })
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_deadline_holds_over_a_layer_that_keeps_the_call_past_it() {
+    let mut registry = Registry::new();
+    registry.add(Arc::new(common::Shout)).unwrap();
+    let registry = registry.with_layer(HoldOn);
+    let config = McpConfig::default().with_call_timeout(Duration::from_millis(100));
+    let mut client = Client::connect_to(McpServer::new(registry, config).unwrap()).await;
+    let started = Instant::now();
+    let answer = client.call("shout", json!({"text": "hi"})).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert_eq!(
+        text(&answer),
+        "Tool `shout` did not finish within 0.1s and was abandoned."
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// Whether `watch` saw its call cancelled.
 static WATCH_SAW_IT: AtomicBool = AtomicBool::new(false);
 
