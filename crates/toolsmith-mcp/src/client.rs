@@ -243,8 +243,12 @@ struct Session {
 }
 
 impl Session {
+    /// Whether calls can be made on it: neither rmcp nor the calls sent beside it (which may
+    /// see the server's output end first) found the connection closed.
     fn alive(&self) -> bool {
-        !self.service.is_closed() && !self.peer.is_transport_closed()
+        !self.service.is_closed()
+            && !self.peer.is_transport_closed()
+            && self.calls.as_ref().is_none_or(|calls| calls.is_open())
     }
 
     /// Waits (briefly) for a server that went away to finish what it wrote on stderr, so that
@@ -914,6 +918,11 @@ impl Link {
         }
     }
 
+    /// The session, where it is alive: what nearly every call finds, without waiting.
+    fn alive(&self) -> Option<Arc<Session>> {
+        Some(self.current()).filter(|session| session.alive())
+    }
+
     fn current(&self) -> Arc<Session> {
         Arc::clone(
             &self
@@ -1337,12 +1346,20 @@ impl Tool for RemoteTool {
             if context.is_cancelled() {
                 return Err(context.stopped_error(tool));
             }
-            let connection = tokio::select! {
-                session = self.link.session() => session.map_err(|reason| ToolError::Unavailable {
-                    tool: tool.clone(),
-                    reason: format!("the MCP server `{server}` {reason}"),
-                })?,
-                () = context.cancelled() => return Err(context.stopped_error(tool)),
+            // The rare and long ways (connecting again, sending through rmcp, cancelling,
+            // waiting for a dead server's last words) are boxed where they are taken: held in
+            // place, their state made this future (boxed anew for every call) kilobytes larger.
+            let connection = match self.link.alive() {
+                Some(session) => session,
+                None => tokio::select! {
+                    session = Box::pin(self.link.session()) => session.map_err(|reason| {
+                        ToolError::Unavailable {
+                            tool: tool.clone(),
+                            reason: format!("the MCP server `{server}` {reason}"),
+                        }
+                    })?,
+                    () = context.cancelled() => return Err(context.stopped_error(tool)),
+                },
             };
             let unavailable = |reason: String| ToolError::Unavailable {
                 tool: tool.clone(),
@@ -1373,25 +1390,27 @@ impl Tool for RemoteTool {
                         (request, sent.progress_token)
                     })
                     .map_err(|error| error.to_string()),
-                None => connection
-                    .peer
-                    .send_cancellable_request(request, PeerRequestOptions::no_options())
-                    .await
-                    .map(|handle| {
-                        let request = Request {
-                            id: handle.id,
-                            answer: handle.rx,
-                            peer: handle.peer,
-                            calls: None,
-                        };
-                        (request, handle.progress_token)
-                    })
-                    .map_err(|error| error.to_string()),
+                None => Box::pin(
+                    connection
+                        .peer
+                        .send_cancellable_request(request, PeerRequestOptions::no_options()),
+                )
+                .await
+                .map(|handle| {
+                    let request = Request {
+                        id: handle.id,
+                        answer: handle.rx,
+                        peer: handle.peer,
+                        calls: None,
+                    };
+                    (request, handle.progress_token)
+                })
+                .map_err(|error| error.to_string()),
             };
             let (request, token) = match sent {
                 Ok(sent) => sent,
                 Err(error) => {
-                    connection.last_words(&self.link.runtime).await;
+                    Box::pin(connection.last_words(&self.link.runtime)).await;
                     return Err(unavailable(format!("cannot be reached: {error}")));
                 }
             };
@@ -1415,13 +1434,12 @@ impl Tool for RemoteTool {
             let request = sent.settle();
             let Some(answer) = answered else {
                 if let Some(request) = request {
-                    request
-                        .cancel(if context.is_cancelled_by_caller() {
-                            "the caller cancelled the call".to_owned()
-                        } else {
-                            "the call's deadline passed".to_owned()
-                        })
-                        .await;
+                    Box::pin(request.cancel(if context.is_cancelled_by_caller() {
+                        "the caller cancelled the call".to_owned()
+                    } else {
+                        "the call's deadline passed".to_owned()
+                    }))
+                    .await;
                 }
                 return Err(context.stopped_error(tool));
             };
@@ -1435,7 +1453,7 @@ impl Tool for RemoteTool {
                 }
                 Ok(Err(error)) => return Err(unavailable(format!("failed the call: {error}"))),
                 Err(_closed) => {
-                    connection.last_words(&self.link.runtime).await;
+                    Box::pin(connection.last_words(&self.link.runtime)).await;
                     return Err(unavailable(
                         "closed the connection before it answered".to_owned(),
                     ));

@@ -131,14 +131,18 @@ impl Direct {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.clone(), cancellation);
+        // rmcp's handling of the request, boxed here: its state (kilobytes, for every kind of
+        // request rmcp handles) is then written once, not copied again with the task that
+        // awaits it as tokio moves it into place.
         let server = self.server.clone();
+        let answering = Box::pin(async move { server.handle_request(request, context).await });
         let running = Arc::clone(&self.running);
         let connection = self.connection.clone();
         let write = Arc::clone(write);
         let calls_running = calls_running.clone();
         tokio::spawn(async move {
             let _running = calls_running;
-            let answered = server.handle_request(request, context).await;
+            let answered = answering.await;
             let cancelled = running
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -148,15 +152,17 @@ impl Direct {
             if cancelled || connection.is_cancelled() {
                 return;
             }
-            let message: TxJsonRpcMessage<RoleServer> = match answered {
-                Ok(result) => JsonRpcMessage::response(result, id),
-                Err(error) => JsonRpcMessage::error(error, Some(id)),
-            };
             // Queued now, written once the other calls ready in this turn have queued theirs:
             // answers finished together leave in one write, as through rmcp's loop (whose
             // send tasks run after it has taken every answer ready). A failed write breaks the
             // writer: every later answer fails too, as through rmcp.
-            let written = send_line(&write, &message);
+            let written = {
+                let message: TxJsonRpcMessage<RoleServer> = match answered {
+                    Ok(result) => JsonRpcMessage::response(result, id),
+                    Err(error) => JsonRpcMessage::error(error, Some(id)),
+                };
+                send_line(&write, &message)
+            };
             tokio::task::yield_now().await;
             let _ = written.await;
         });
@@ -279,6 +285,10 @@ where
         let calls = Arc::clone(self);
         let failed = id.clone();
         let write = async move {
+            // Written after a yield, as the server's answers are: the calls started together
+            // (a gateway passing on a client's burst) queue theirs first, and they leave in one
+            // write instead of one each.
+            tokio::task::yield_now().await;
             if written.await.is_err() {
                 calls.forget(&failed);
             }
@@ -293,6 +303,14 @@ where
 }
 
 impl<W> ClientCalls<W> {
+    /// Whether calls can still be sent: the server's output has not ended.
+    pub(crate) fn is_open(&self) -> bool {
+        self.waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open
+    }
+
     /// Stops waiting for call `id`'s answer (it was cancelled): an answer that comes anyway is
     /// dropped, and a server that sends none costs nothing here.
     pub(crate) fn forget(&self, id: &RequestId) {
