@@ -860,8 +860,7 @@ impl Link {
     /// first call to find the old one gone (the others wait for it), unless the last attempt
     /// failed too recently.
     async fn session(&self) -> Result<Arc<Session>, String> {
-        let current = self.current();
-        if current.alive() {
+        if let Some(current) = self.alive() {
             return Ok(current);
         }
         let _only_one = self.restarting.lock().await;

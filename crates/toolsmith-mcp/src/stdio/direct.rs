@@ -199,7 +199,7 @@ impl Drop for Direct {
     }
 }
 
-/// The calls a stdio client sends on its own ([`ClientCalls::send`]) and whose answers its
+/// The calls a stdio client sends on its own ([`ClientCalls::start`]) and whose answers its
 /// transport hands straight back, beside rmcp's service loop rather than through it: a call's
 /// request is written by the caller's task and its answer given to it by the task reading the
 /// server, where rmcp's loop would pass each through two channels and a task of its own.
